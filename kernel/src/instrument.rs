@@ -1,0 +1,416 @@
+//! Stage timers, fixed-size histograms and frame budgets.
+//!
+//! Every stage of every tick runs inside [`Instruments::run`], which opens a
+//! scope guard ([`StageTimer`]): on drop it records the elapsed nanoseconds in
+//! the stage's HDR histogram (allocated once, at three significant figures, so
+//! recording never allocates) and counts the tick as over budget when it
+//! exceeded the stage's share of the frame. With the `tracy` feature the same
+//! guard is a Tracy zone; without it the Tracy calls are compiled out.
+//!
+//! A stage returns its own counters (pairs tested, requests served, …); each
+//! counter says how it aggregates over the run, and the report carries them
+//! under their names.
+
+use std::time::{Duration, Instant};
+
+use hdrhistogram::Histogram;
+use serde::Serialize;
+
+/// The stages of a tick, in the order `Sim::step` runs them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Stage {
+    /// Rebuild the spatial hash.
+    Spatial,
+    /// Serve path requests within the budget.
+    Paths,
+    /// Move platoons, write members' drive-to points.
+    Formations,
+    /// Desired velocity per unit.
+    Steering,
+    /// Vehicle dynamics: new velocity, heading, position.
+    Integrate,
+    /// Push overlapping shields apart.
+    Separation,
+}
+
+impl Stage {
+    /// Every stage, in tick order.
+    pub const ALL: [Stage; 6] = [
+        Stage::Spatial,
+        Stage::Paths,
+        Stage::Formations,
+        Stage::Steering,
+        Stage::Integrate,
+        Stage::Separation,
+    ];
+
+    /// The stage's name in reports and profiles.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Stage::Spatial => "spatial",
+            Stage::Paths => "paths",
+            Stage::Formations => "formations",
+            Stage::Steering => "steering",
+            Stage::Integrate => "integrate",
+            Stage::Separation => "separation",
+        }
+    }
+}
+
+/// How a counter's per-tick values fold into one figure for the run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Aggregate {
+    /// Total over all ticks.
+    Sum,
+    /// Mean per tick.
+    Mean,
+    /// Largest single tick.
+    Max,
+}
+
+/// One figure a stage reports for one tick.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Counter {
+    /// Key in the report.
+    pub name: &'static str,
+    /// How ticks combine.
+    pub aggregate: Aggregate,
+    /// This tick's value.
+    pub value: f64,
+}
+
+impl Counter {
+    /// A counter summed over the run.
+    #[must_use]
+    pub fn sum(name: &'static str, value: f64) -> Counter {
+        Counter {
+            name,
+            aggregate: Aggregate::Sum,
+            value,
+        }
+    }
+
+    /// A counter averaged per tick.
+    #[must_use]
+    pub fn mean(name: &'static str, value: f64) -> Counter {
+        Counter {
+            name,
+            aggregate: Aggregate::Mean,
+            value,
+        }
+    }
+
+    /// A counter whose largest tick is reported.
+    #[must_use]
+    pub fn max(name: &'static str, value: f64) -> Counter {
+        Counter {
+            name,
+            aggregate: Aggregate::Max,
+            value,
+        }
+    }
+}
+
+/// Counters a stage may report (fixed, so recording never allocates).
+const MAX_COUNTERS: usize = 8;
+/// Longest duration the histograms hold; longer ticks saturate to it.
+const HISTOGRAM_MAX_NS: u64 = 60_000_000_000;
+
+/// Timing and counters of one stage (or of the whole tick) over a run.
+#[derive(Clone, Debug)]
+struct Track {
+    budget: Duration,
+    histogram: Histogram<u64>,
+    total_ns: u128,
+    over_budget_ticks: u64,
+    counters: [Option<(Counter, f64)>; MAX_COUNTERS],
+}
+
+impl Track {
+    fn new(budget: Duration) -> Track {
+        Track {
+            budget,
+            histogram: Histogram::new_with_bounds(1, HISTOGRAM_MAX_NS, 3)
+                .expect("constant histogram bounds are valid"),
+            total_ns: 0,
+            over_budget_ticks: 0,
+            counters: [None; MAX_COUNTERS],
+        }
+    }
+
+    fn record(&mut self, elapsed: Duration) {
+        let nanos = u64::try_from(elapsed.as_nanos()).unwrap_or(u64::MAX);
+        self.histogram
+            .saturating_record(nanos.clamp(1, HISTOGRAM_MAX_NS));
+        self.total_ns += u128::from(nanos);
+        if elapsed > self.budget {
+            self.over_budget_ticks += 1;
+        }
+    }
+
+    fn count(&mut self, counters: &[Counter]) {
+        for counter in counters {
+            let slot = self
+                .counters
+                .iter_mut()
+                .find(|slot| slot.is_none_or(|(known, _)| known.name == counter.name));
+            let slot = slot.expect("a stage reports at most MAX_COUNTERS counters");
+            let folded = match (*slot, counter.aggregate) {
+                (None, _) => counter.value,
+                (Some((_, total)), Aggregate::Sum | Aggregate::Mean) => total + counter.value,
+                (Some((_, largest)), Aggregate::Max) => largest.max(counter.value),
+            };
+            *slot = Some((*counter, folded));
+        }
+    }
+
+    fn report(&self, name: &str) -> TimingReport {
+        let ms = |nanos: u64| nanos as f64 / 1e6;
+        let ticks = self.histogram.len();
+        let counters = self
+            .counters
+            .iter()
+            .flatten()
+            .map(|(counter, folded)| {
+                let value = match counter.aggregate {
+                    Aggregate::Mean if ticks > 0 => folded / ticks as f64,
+                    _ => *folded,
+                };
+                (counter.name.to_owned(), value)
+            })
+            .collect();
+        TimingReport {
+            name: name.to_owned(),
+            budget_ms: self.budget.as_secs_f64() * 1e3,
+            mean_ms: if ticks == 0 {
+                0.0
+            } else {
+                self.total_ns as f64 / ticks as f64 / 1e6
+            },
+            p50_ms: ms(self.histogram.value_at_quantile(0.50)),
+            p95_ms: ms(self.histogram.value_at_quantile(0.95)),
+            p99_ms: ms(self.histogram.value_at_quantile(0.99)),
+            max_ms: ms(self.histogram.max()),
+            over_budget_ticks: self.over_budget_ticks,
+            counters,
+        }
+    }
+}
+
+/// Per-stage and whole-tick budgets, as durations.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Budgets {
+    /// The whole tick.
+    pub frame: Duration,
+    /// Each stage, in [`Stage::ALL`] order.
+    pub stages: [Duration; 6],
+}
+
+impl Budgets {
+    /// The budget of one stage.
+    #[must_use]
+    pub fn stage(&self, stage: Stage) -> Duration {
+        self.stages[stage as usize]
+    }
+}
+
+impl Default for Budgets {
+    /// A 60 Hz frame split into shares that leave room for the rest of a game.
+    fn default() -> Budgets {
+        let ms = Duration::from_secs_f64;
+        Budgets {
+            frame: ms(4.0e-3),
+            stages: [
+                ms(0.5e-3),
+                ms(1.0e-3),
+                ms(0.3e-3),
+                ms(1.0e-3),
+                ms(0.5e-3),
+                ms(0.7e-3),
+            ],
+        }
+    }
+}
+
+/// The timers and counters of a simulation; working memory, reused every tick.
+#[derive(Debug)]
+pub struct Instruments {
+    stages: StageTracks,
+    tick: Track,
+}
+
+/// The per-stage tracks, handed to the body of a tick.
+#[derive(Debug)]
+pub struct StageTracks {
+    tracks: [Track; 6],
+    #[cfg(feature = "tracy")]
+    tracy: tracy_client::Client,
+}
+
+/// Times one stage (or a tick) until dropped; also a Tracy zone with the
+/// `tracy` feature.
+#[must_use = "the stage is timed until the timer is dropped"]
+pub struct StageTimer<'a> {
+    track: &'a mut Track,
+    started: Instant,
+    #[cfg(feature = "tracy")]
+    _zone: tracy_client::Span,
+}
+
+impl Drop for StageTimer<'_> {
+    fn drop(&mut self) {
+        self.track.record(self.started.elapsed());
+    }
+}
+
+impl StageTracks {
+    /// Runs one stage under its timer and folds in the counters it returns.
+    pub fn run<const N: usize>(&mut self, stage: Stage, work: impl FnOnce() -> [Counter; N]) {
+        let counters = {
+            let _timer = self.time(stage);
+            work()
+        };
+        self.tracks[stage as usize].count(&counters);
+    }
+
+    /// Starts timing `stage`; the time is recorded when the guard drops.
+    pub fn time(&mut self, stage: Stage) -> StageTimer<'_> {
+        StageTimer {
+            #[cfg(feature = "tracy")]
+            _zone: self.tracy.clone().span(tracy_zone(stage), 0),
+            track: &mut self.tracks[stage as usize],
+            started: Instant::now(),
+        }
+    }
+}
+
+impl Instruments {
+    /// Empty tracks with these budgets; starts the Tracy client if enabled.
+    #[must_use]
+    pub fn new(budgets: Budgets) -> Instruments {
+        Instruments {
+            stages: StageTracks {
+                tracks: budgets.stages.map(Track::new),
+                #[cfg(feature = "tracy")]
+                tracy: tracy_client::Client::start(),
+            },
+            tick: Track::new(budgets.frame),
+        }
+    }
+
+    /// Times a whole tick whose stages `body` runs, then ends the Tracy frame
+    /// with the gauges `units` and `open_path_requests` (read after the tick).
+    pub fn tick(&mut self, body: impl FnOnce(&mut StageTracks) -> Gauges) {
+        let gauges = {
+            let _timer = StageTimer {
+                #[cfg(feature = "tracy")]
+                _zone: self
+                    .stages
+                    .tracy
+                    .clone()
+                    .span(tracy_client::span_location!("tick"), 0),
+                track: &mut self.tick,
+                started: Instant::now(),
+            };
+            body(&mut self.stages)
+        };
+        self.end_frame(gauges);
+    }
+
+    #[cfg_attr(not(feature = "tracy"), allow(unused_variables, clippy::unused_self))]
+    fn end_frame(&self, gauges: Gauges) {
+        #[cfg(feature = "tracy")]
+        {
+            let tracy = &self.stages.tracy;
+            tracy.frame_mark();
+            tracy.plot(tracy_client::plot_name!("units"), gauges.units as f64);
+            tracy.plot(
+                tracy_client::plot_name!("open path requests"),
+                gauges.open_path_requests as f64,
+            );
+        }
+    }
+
+    /// Forgets every recorded tick (for example after warm-up).
+    pub fn reset(&mut self) {
+        for track in self.stages.tracks.iter_mut().chain([&mut self.tick]) {
+            *track = Track::new(track.budget);
+        }
+    }
+
+    /// Ticks recorded since creation or the last reset.
+    #[must_use]
+    pub fn ticks(&self) -> u64 {
+        self.tick.histogram.len()
+    }
+
+    /// The figures of every stage and of the whole tick.
+    #[must_use]
+    pub fn report(&self) -> (Vec<TimingReport>, TimingReport) {
+        let stages = Stage::ALL
+            .iter()
+            .map(|&stage| self.stages.tracks[stage as usize].report(stage.name()))
+            .collect();
+        (stages, self.tick.report("tick"))
+    }
+}
+
+/// Levels plotted once per tick (Tracy plots).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Gauges {
+    /// Live units.
+    pub units: usize,
+    /// Path requests waiting.
+    pub open_path_requests: usize,
+}
+
+#[cfg(feature = "tracy")]
+fn tracy_zone(stage: Stage) -> &'static tracy_client::SpanLocation {
+    match stage {
+        Stage::Spatial => tracy_client::span_location!("spatial"),
+        Stage::Paths => tracy_client::span_location!("paths"),
+        Stage::Formations => tracy_client::span_location!("formations"),
+        Stage::Steering => tracy_client::span_location!("steering"),
+        Stage::Integrate => tracy_client::span_location!("integrate"),
+        Stage::Separation => tracy_client::span_location!("separation"),
+    }
+}
+
+/// Timing figures of one stage, or of the whole tick, over a run.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct TimingReport {
+    /// Stage name, or `tick`.
+    pub name: String,
+    /// Its budget per tick.
+    pub budget_ms: f64,
+    /// Mean milliseconds per tick.
+    pub mean_ms: f64,
+    /// Median.
+    pub p50_ms: f64,
+    /// 95th percentile.
+    pub p95_ms: f64,
+    /// 99th percentile.
+    pub p99_ms: f64,
+    /// Slowest tick.
+    pub max_ms: f64,
+    /// Ticks that took longer than the budget.
+    pub over_budget_ticks: u64,
+    /// Stage-specific counters, folded over the run.
+    #[serde(flatten)]
+    pub counters: std::collections::BTreeMap<String, f64>,
+}
+
+impl TimingReport {
+    /// Percent of the budget used at the 99th percentile.
+    #[must_use]
+    pub fn budget_used_p99(&self) -> f64 {
+        100.0 * self.p99_ms / self.budget_ms
+    }
+
+    /// The 99th percentile exceeds the budget.
+    #[must_use]
+    pub fn is_over(&self) -> bool {
+        self.p99_ms > self.budget_ms
+    }
+}

@@ -1,0 +1,392 @@
+//! Scenario and budget profiles: the TOML files under `profiles/`.
+//!
+//! A profile is read once at the boundary: parsed, deserialized with unknown
+//! keys refused, then every value checked. Each error names the file and the
+//! line (for TOML syntax) or the dotted key (for everything else), so a typo
+//! never becomes a silently ignored setting. The README documents every key.
+
+use std::path::Path;
+use std::time::Duration;
+
+use serde::Deserialize;
+use thiserror::Error;
+
+use crate::instrument::{Budgets, Stage};
+use crate::vehicles::VehicleKind;
+
+/// A whole profile: what to simulate, for how long, and the budgets.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Profile {
+    /// Short name, shown in reports.
+    pub name: String,
+    /// One line on what the profile exercises.
+    #[serde(default)]
+    pub description: String,
+    /// Tick count, step and threads.
+    pub run: RunSection,
+    /// The units and where they go.
+    pub scenario: ScenarioSection,
+    /// Spatial settings.
+    #[serde(default)]
+    pub world: WorldSection,
+    /// Path-queue settings.
+    #[serde(default)]
+    pub paths: PathsSection,
+    /// Frame and stage budgets.
+    pub budget: BudgetSection,
+}
+
+/// `[run]`: how long and how fast.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RunSection {
+    /// Ticks to simulate (≥ 1).
+    pub ticks: u64,
+    /// Seconds per tick (> 0).
+    pub dt: f32,
+    /// Seed of every random choice in the scenario.
+    #[serde(default)]
+    pub seed: u64,
+    /// Worker threads; absent means one per core.
+    pub threads: Option<usize>,
+}
+
+/// How units are placed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Layout {
+    /// Two blocks facing each other across a gap, each unit bound for its
+    /// mirror image on the far side: the armies cross in the middle.
+    Crossing,
+}
+
+/// `[scenario]`: the units.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScenarioSection {
+    /// Placement.
+    pub layout: Layout,
+    /// Number of units (≥ 1).
+    pub units: u32,
+    /// Ground area per unit at spawn, m² (> 0): sets the density.
+    pub area_per_unit_m2: f32,
+    /// Distance between the two blocks, metres (≥ 0).
+    #[serde(default = "default_gap")]
+    pub gap_m: f32,
+    /// Relative weight of each vehicle kind.
+    pub mix: KindMix,
+}
+
+fn default_gap() -> f32 {
+    100.0
+}
+
+/// `[scenario.mix]`: relative weights (≥ 0, not all zero).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct KindMix {
+    /// Tanks.
+    #[serde(default)]
+    pub tracked: f32,
+    /// Trucks.
+    #[serde(default)]
+    pub wheeled: f32,
+    /// Helicopters.
+    #[serde(default)]
+    pub rotary_wing: f32,
+    /// Soldiers.
+    #[serde(default)]
+    pub infantry: f32,
+    /// Starships.
+    #[serde(default)]
+    pub starship: f32,
+}
+
+impl KindMix {
+    /// `(kind, weight)` for every kind.
+    #[must_use]
+    pub fn weights(&self) -> [(VehicleKind, f32); 5] {
+        [
+            (VehicleKind::Tracked, self.tracked),
+            (VehicleKind::Wheeled, self.wheeled),
+            (VehicleKind::RotaryWing, self.rotary_wing),
+            (VehicleKind::Infantry, self.infantry),
+            (VehicleKind::Starship, self.starship),
+        ]
+    }
+}
+
+/// `[world]`: spatial settings.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WorldSection {
+    /// Spatial hash cell edge, metres; absent means the neighbour radius.
+    pub cell_size_m: Option<f32>,
+    /// Radius of neighbour interactions (avoidance), metres (> 0).
+    #[serde(default = "default_neighbour_radius")]
+    pub neighbour_radius_m: f32,
+    /// Free space around the scenario's units, metres (≥ 0).
+    #[serde(default = "default_margin")]
+    pub margin_m: f32,
+}
+
+fn default_neighbour_radius() -> f32 {
+    8.0
+}
+
+fn default_margin() -> f32 {
+    200.0
+}
+
+impl Default for WorldSection {
+    fn default() -> WorldSection {
+        WorldSection {
+            cell_size_m: None,
+            neighbour_radius_m: default_neighbour_radius(),
+            margin_m: default_margin(),
+        }
+    }
+}
+
+/// `[paths]`: the path-request queue.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PathsSection {
+    /// Most requests answered per tick (≥ 1), besides the time budget.
+    #[serde(default = "default_requests_per_tick")]
+    pub max_requests_per_tick: u32,
+}
+
+fn default_requests_per_tick() -> u32 {
+    1024
+}
+
+impl Default for PathsSection {
+    fn default() -> PathsSection {
+        PathsSection {
+            max_requests_per_tick: default_requests_per_tick(),
+        }
+    }
+}
+
+/// `[budget]`: milliseconds per tick for the frame and each stage (> 0).
+#[derive(Clone, Copy, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BudgetSection {
+    /// The whole tick.
+    pub frame_ms: f64,
+    /// `spatial` stage.
+    pub spatial_ms: f64,
+    /// `paths` stage.
+    pub paths_ms: f64,
+    /// `formations` stage.
+    pub formations_ms: f64,
+    /// `steering` stage.
+    pub steering_ms: f64,
+    /// `integrate` stage.
+    pub integrate_ms: f64,
+    /// `separation` stage.
+    pub separation_ms: f64,
+}
+
+impl BudgetSection {
+    fn entries(&self) -> [(&'static str, f64); 7] {
+        [
+            ("frame_ms", self.frame_ms),
+            ("spatial_ms", self.spatial_ms),
+            ("paths_ms", self.paths_ms),
+            ("formations_ms", self.formations_ms),
+            ("steering_ms", self.steering_ms),
+            ("integrate_ms", self.integrate_ms),
+            ("separation_ms", self.separation_ms),
+        ]
+    }
+
+    /// The budgets as durations.
+    #[must_use]
+    pub fn budgets(&self) -> Budgets {
+        let ms = |value: f64| Duration::from_secs_f64(value / 1e3);
+        let by_stage = |stage: Stage| match stage {
+            Stage::Spatial => self.spatial_ms,
+            Stage::Paths => self.paths_ms,
+            Stage::Formations => self.formations_ms,
+            Stage::Steering => self.steering_ms,
+            Stage::Integrate => self.integrate_ms,
+            Stage::Separation => self.separation_ms,
+        };
+        Budgets {
+            frame: ms(self.frame_ms),
+            stages: Stage::ALL.map(|stage| ms(by_stage(stage))),
+        }
+    }
+}
+
+/// A profile that cannot be used; says which file and where.
+#[derive(Debug, Error)]
+pub enum ProfileError {
+    /// The file could not be read.
+    #[error("{file}: cannot read: {source}")]
+    Read {
+        /// The path given.
+        file: String,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// Not valid TOML.
+    #[error("{file}:{line}: {message}")]
+    Syntax {
+        /// The path given.
+        file: String,
+        /// 1-based line of the error.
+        line: usize,
+        /// The parser's message.
+        message: String,
+    },
+    /// A key is unknown, missing, mistyped or out of range.
+    #[error("{file}: key `{key}`: {message}")]
+    Key {
+        /// The path given.
+        file: String,
+        /// Dotted key, e.g. `scenario.units`.
+        key: String,
+        /// What is wrong with it.
+        message: String,
+    },
+}
+
+impl Profile {
+    /// Reads and checks the profile at `path`.
+    pub fn load(path: &Path) -> Result<Profile, ProfileError> {
+        let file = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|source| ProfileError::Read {
+            file: file.clone(),
+            source,
+        })?;
+        Profile::parse(&text, &file)
+    }
+
+    /// Parses and checks profile `text`; `file` names it in errors.
+    pub fn parse(text: &str, file: &str) -> Result<Profile, ProfileError> {
+        let table: toml::Table = text.parse().map_err(|error: toml::de::Error| {
+            let offset = error.span().map_or(0, |span| span.start);
+            ProfileError::Syntax {
+                file: file.to_owned(),
+                line: text[..offset.min(text.len())].lines().count().max(1),
+                message: error.message().trim().to_owned(),
+            }
+        })?;
+        let profile: Profile = serde_path_to_error::deserialize(toml::Value::Table(table))
+            .map_err(|error| {
+                let key = error.path().to_string();
+                ProfileError::Key {
+                    file: file.to_owned(),
+                    key: if key == "." {
+                        "(top level)".to_owned()
+                    } else {
+                        key
+                    },
+                    message: error.into_inner().message().trim().to_owned(),
+                }
+            })?;
+        profile
+            .validate()
+            .map_err(|(key, message)| ProfileError::Key {
+                file: file.to_owned(),
+                key,
+                message,
+            })?;
+        Ok(profile)
+    }
+
+    /// Checks every value; on failure returns `(dotted key, message)`.
+    pub fn validate(&self) -> Result<(), (String, String)> {
+        let fail = |key: &str, message: String| Err((key.to_owned(), message));
+        if self.run.ticks == 0 {
+            return fail("run.ticks", "must be at least 1, was 0".into());
+        }
+        if !(self.run.dt.is_finite() && self.run.dt > 0.0) {
+            return fail(
+                "run.dt",
+                format!("must be a positive number of seconds, was {}", self.run.dt),
+            );
+        }
+        if self.run.threads == Some(0) {
+            return fail(
+                "run.threads",
+                "must be at least 1 (leave it out to use every core), was 0".into(),
+            );
+        }
+        let scenario = &self.scenario;
+        if scenario.units == 0 {
+            return fail("scenario.units", "must be at least 1, was 0".into());
+        }
+        check_positive("scenario.area_per_unit_m2", scenario.area_per_unit_m2)?;
+        check_non_negative("scenario.gap_m", scenario.gap_m)?;
+        for (kind, weight) in scenario.mix.weights() {
+            let key = format!("scenario.mix.{}", kind_key(kind));
+            check_non_negative(&key, weight)?;
+        }
+        if scenario
+            .mix
+            .weights()
+            .iter()
+            .all(|&(_, weight)| weight == 0.0)
+        {
+            return fail(
+                "scenario.mix",
+                "give at least one kind a weight above 0".into(),
+            );
+        }
+        if let Some(cell) = self.world.cell_size_m {
+            check_positive("world.cell_size_m", cell)?;
+        }
+        check_positive("world.neighbour_radius_m", self.world.neighbour_radius_m)?;
+        check_non_negative("world.margin_m", self.world.margin_m)?;
+        if self.paths.max_requests_per_tick == 0 {
+            return fail(
+                "paths.max_requests_per_tick",
+                "must be at least 1, was 0".into(),
+            );
+        }
+        for (key, value) in self.budget.entries() {
+            if !(value.is_finite() && value > 0.0) {
+                return fail(
+                    &format!("budget.{key}"),
+                    format!("must be a positive number of milliseconds, was {value}"),
+                );
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The profile key of a vehicle kind.
+fn kind_key(kind: VehicleKind) -> &'static str {
+    match kind {
+        VehicleKind::Tracked => "tracked",
+        VehicleKind::Wheeled => "wheeled",
+        VehicleKind::RotaryWing => "rotary_wing",
+        VehicleKind::Infantry => "infantry",
+        VehicleKind::Starship => "starship",
+    }
+}
+
+fn check_positive(key: &str, value: f32) -> Result<(), (String, String)> {
+    if value.is_finite() && value > 0.0 {
+        Ok(())
+    } else {
+        Err((
+            key.to_owned(),
+            format!("must be a positive number, was {value}"),
+        ))
+    }
+}
+
+fn check_non_negative(key: &str, value: f32) -> Result<(), (String, String)> {
+    if value.is_finite() && value >= 0.0 {
+        Ok(())
+    } else {
+        Err((key.to_owned(), format!("must be zero or more, was {value}")))
+    }
+}

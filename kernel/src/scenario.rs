@@ -1,0 +1,116 @@
+//! Seeded scenarios: the units a profile describes, and the world around
+//! them. Shared by the `convoy-bench` runner, the tests and the benches, so
+//! all three measure the same thing.
+
+use glam::Vec2;
+
+use crate::profile::{KindMix, Layout, Profile, ScenarioSection};
+use crate::random::unit_f32;
+use crate::sim::{ConfigError, Sim, SimConfig};
+use crate::spatial::Bounds;
+use crate::vehicles::{UnitSpec, VehicleKind};
+
+/// Random streams, so each choice draws independent numbers.
+const KIND_STREAM: u64 = 1;
+const JITTER_X_STREAM: u64 = 2;
+const JITTER_Y_STREAM: u64 = 3;
+const SPEED_STREAM: u64 = 4;
+
+/// The units of a scenario, before they join a world.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Placement {
+    /// One spec per unit.
+    pub units: Vec<UnitSpec>,
+    /// The rectangle holding every spawn point and goal.
+    pub extent: Bounds,
+}
+
+/// Places the units of `scenario` with random choices drawn from `seed`.
+#[must_use]
+pub fn place(scenario: &ScenarioSection, seed: u64) -> Placement {
+    match scenario.layout {
+        Layout::Crossing => crossing(scenario, seed),
+    }
+}
+
+/// Two square blocks `gap_m` apart on the x axis; each unit is bound for its
+/// mirror image in the other block.
+fn crossing(scenario: &ScenarioSection, seed: u64) -> Placement {
+    let count = scenario.units as usize;
+    let spacing = scenario.area_per_unit_m2.sqrt();
+    let per_block = count.div_ceil(2);
+    let columns = (per_block as f32).sqrt().ceil() as usize;
+    let side = columns as f32 * spacing;
+    let half_span = scenario.gap_m / 2.0 + side;
+    let units = (0..count)
+        .map(|unit| {
+            let index = unit as u64;
+            let local = unit / 2;
+            let (column, row) = ((local % columns) as f32, (local / columns) as f32);
+            let jitter = Vec2::new(
+                unit_f32(seed, JITTER_X_STREAM, index) - 0.5,
+                unit_f32(seed, JITTER_Y_STREAM, index) - 0.5,
+            ) * (0.5 * spacing);
+            // Even units start west and go east; odd units the reverse.
+            let side_sign = if unit % 2 == 0 { -1.0 } else { 1.0 };
+            let x = side_sign * (scenario.gap_m / 2.0 + (column + 0.5) * spacing);
+            let y = (row + 0.5) * spacing - side / 2.0;
+            let start = Vec2::new(x, y) + jitter;
+            let kind = pick_kind(&scenario.mix, unit_f32(seed, KIND_STREAM, index));
+            let mut spec = UnitSpec::new(kind, start);
+            spec.goal = Vec2::new(-start.x, start.y);
+            spec.heading = if side_sign < 0.0 {
+                0.0
+            } else {
+                std::f32::consts::PI
+            };
+            spec.max_speed *= 0.9 + 0.2 * unit_f32(seed, SPEED_STREAM, index);
+            spec
+        })
+        .collect();
+    let reach = Vec2::new(half_span + spacing, side / 2.0 + spacing);
+    Placement {
+        units,
+        extent: Bounds::new(-reach, reach),
+    }
+}
+
+/// The kind whose cumulative weight first exceeds `draw` (in `[0, 1)`).
+fn pick_kind(mix: &KindMix, draw: f32) -> VehicleKind {
+    let weights = mix.weights();
+    let total: f32 = weights.iter().map(|&(_, weight)| weight).sum();
+    let mut threshold = draw * total;
+    for (kind, weight) in weights {
+        if threshold < weight {
+            return kind;
+        }
+        threshold -= weight;
+    }
+    weights
+        .iter()
+        .rev()
+        .find(|&&(_, weight)| weight > 0.0)
+        .map_or(VehicleKind::Tracked, |&(kind, _)| kind)
+}
+
+/// The `Sim` a profile describes, with its units spawned, on `threads`
+/// threads.
+pub fn build(profile: &Profile, threads: usize) -> Result<Sim, ConfigError> {
+    let placement = place(&profile.scenario, profile.run.seed);
+    let margin = Vec2::splat(profile.world.margin_m);
+    let config = SimConfig {
+        threads,
+        bounds: Bounds::new(placement.extent.min - margin, placement.extent.max + margin),
+        cell_size: profile.world.cell_size_m,
+        neighbour_radius: profile.world.neighbour_radius_m,
+        budgets: profile.budget.budgets(),
+        max_path_requests_per_tick: profile.paths.max_requests_per_tick as usize,
+    };
+    let mut sim = Sim::new(config)?;
+    sim.reserve(placement.units.len());
+    for spec in &placement.units {
+        sim.spawn(spec)
+            .expect("scenario specs come from validated profile values");
+    }
+    Ok(sim)
+}

@@ -1,0 +1,343 @@
+//! `Sim::step`: the stages of a tick, in order, and nothing else.
+//!
+//! A [`Sim`] owns the vehicle columns, each stage's working memory, the
+//! instruments and one rayon pool built with a fixed thread count. Stages
+//! never call each other: each takes the columns it reads and writes and
+//! reports its counters to its timer.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use glam::Vec2;
+use rayon::{ThreadPool, ThreadPoolBuilder};
+use thiserror::Error;
+
+use crate::formation;
+use crate::instrument::{Budgets, Counter, Gauges, Instruments, Stage, TimingReport};
+use crate::nav::{PathQueue, PathRequest};
+use crate::separation::{Separation, SeparationInput};
+use crate::spatial::{Bounds, GridError, SpatialHash};
+use crate::steer::dynamics::{self, DynamicsInput, DynamicsState};
+use crate::steer::seek::{self, SeekInput};
+use crate::vehicles::{SpawnError, StaleUnit, UnitId, UnitSpec, Vehicles};
+
+/// Everything a [`Sim`] is built from, checked by [`Sim::new`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct SimConfig {
+    /// Worker threads (≥ 1), including the thread that builds the `Sim`.
+    pub threads: usize,
+    /// The world the spatial hash covers; units outside still work, slower.
+    pub bounds: Bounds,
+    /// Spatial hash cell edge; `None` uses `neighbour_radius`.
+    pub cell_size: Option<f32>,
+    /// Radius of neighbour interactions, metres.
+    pub neighbour_radius: f32,
+    /// Frame and stage budgets.
+    pub budgets: Budgets,
+    /// Most path requests served per tick.
+    pub max_path_requests_per_tick: usize,
+}
+
+impl SimConfig {
+    /// Defaults for a world covering `bounds`.
+    #[must_use]
+    pub fn new(bounds: Bounds) -> SimConfig {
+        SimConfig {
+            threads: std::thread::available_parallelism().map_or(1, usize::from),
+            bounds,
+            cell_size: None,
+            neighbour_radius: 8.0,
+            budgets: Budgets::default(),
+            max_path_requests_per_tick: 1024,
+        }
+    }
+}
+
+/// A configuration [`Sim::new`] refuses.
+#[derive(Debug, Error)]
+pub enum ConfigError {
+    /// `threads` was 0.
+    #[error("threads must be at least 1, was 0")]
+    NoThreads,
+    /// The neighbour radius was not a positive finite number.
+    #[error("neighbour radius must be a positive number of metres, was {0}")]
+    BadNeighbourRadius(f32),
+    /// The spatial grid cannot be built.
+    #[error(transparent)]
+    Grid(#[from] GridError),
+    /// The thread pool could not start.
+    #[error("cannot start the thread pool: {0}")]
+    Pool(#[from] rayon::ThreadPoolBuildError),
+}
+
+/// Bounds over all live units that stages need for their search radii.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+struct UnitLimits {
+    /// Largest shield bounding radius ever spawned.
+    shield_radius: f32,
+    /// Largest top speed ever spawned.
+    speed: f32,
+}
+
+/// The simulation: vehicles, stages and instruments. Working memory is
+/// reused across ticks, so after the first tick `step` does not allocate.
+#[derive(Debug)]
+pub struct Sim {
+    config: SimConfig,
+    vehicles: Vehicles,
+    spatial: SpatialHash,
+    path_queue: PathQueue,
+    separation: Separation,
+    instruments: Instruments,
+    limits: UnitLimits,
+    pool: Arc<ThreadPool>,
+    tick: u64,
+}
+
+impl Sim {
+    /// A world with no units.
+    ///
+    /// The calling thread joins the pool as worker 0 when it can (rayon's
+    /// `use_current_thread`), so `step` on this thread hands work to the
+    /// others without going through rayon's injector, which allocates.
+    pub fn new(config: SimConfig) -> Result<Sim, ConfigError> {
+        if config.threads == 0 {
+            return Err(ConfigError::NoThreads);
+        }
+        let radius = config.neighbour_radius;
+        if !(radius.is_finite() && radius > 0.0) {
+            return Err(ConfigError::BadNeighbourRadius(radius));
+        }
+        let spatial = SpatialHash::new(config.bounds, config.cell_size.unwrap_or(radius))?;
+        let builder = || ThreadPoolBuilder::new().num_threads(config.threads);
+        let pool = builder()
+            .use_current_thread()
+            .build()
+            .or_else(|_already_in_a_pool| builder().build())?;
+        Ok(Sim {
+            instruments: Instruments::new(config.budgets),
+            config,
+            vehicles: Vehicles::default(),
+            spatial,
+            path_queue: PathQueue::default(),
+            separation: Separation::default(),
+            limits: UnitLimits::default(),
+            pool: Arc::new(pool),
+            tick: 0,
+        })
+    }
+
+    /// The configuration it was built with.
+    #[must_use]
+    pub fn config(&self) -> &SimConfig {
+        &self.config
+    }
+
+    /// Worker threads in the pool.
+    #[must_use]
+    pub fn threads(&self) -> usize {
+        self.pool.current_num_threads()
+    }
+
+    /// Ticks stepped so far.
+    #[must_use]
+    pub fn tick_count(&self) -> u64 {
+        self.tick
+    }
+
+    /// The vehicle columns (zero-copy).
+    #[must_use]
+    pub fn vehicles(&self) -> &Vehicles {
+        &self.vehicles
+    }
+
+    /// Mutable vehicle columns, for engines that teleport or retune units
+    /// between ticks. Lengths cannot change here: use spawn and despawn.
+    pub fn vehicles_mut(&mut self) -> crate::vehicles::ColumnsMut<'_> {
+        self.vehicles.columns_mut()
+    }
+
+    /// Adds a unit; every stage's scratch grows with it, outside the tick.
+    pub fn spawn(&mut self, spec: &UnitSpec) -> Result<UnitId, SpawnError> {
+        let id = self.vehicles.spawn(spec)?;
+        self.limits.shield_radius = self.limits.shield_radius.max(spec.shield.max_element());
+        self.limits.speed = self.limits.speed.max(spec.max_speed);
+        self.reserve(self.vehicles.len());
+        Ok(id)
+    }
+
+    /// Removes a unit; its handle becomes stale.
+    pub fn despawn(&mut self, id: UnitId) -> Result<(), StaleUnit> {
+        self.vehicles.despawn(id)
+    }
+
+    /// Sizes every stage's scratch for `units`, so ticks never allocate.
+    pub fn reserve(&mut self, units: usize) {
+        self.spatial.reserve(units);
+        self.path_queue.reserve(units);
+        self.separation.reserve(units);
+    }
+
+    /// Orders a unit to `goal`: queued for the `paths` stage.
+    pub fn order_move(&mut self, unit: UnitId, goal: Vec2) -> Result<(), OrderError> {
+        self.vehicles
+            .row_of(unit)
+            .ok_or(OrderError::Stale(StaleUnit(unit)))?;
+        if !goal.is_finite() {
+            return Err(OrderError::BadGoal(goal));
+        }
+        self.path_queue.push(PathRequest { unit, goal });
+        Ok(())
+    }
+
+    /// Path requests waiting for the `paths` stage.
+    #[must_use]
+    pub fn open_path_requests(&self) -> usize {
+        self.path_queue.len()
+    }
+
+    /// Advances the world by `dt` seconds, running every stage in order.
+    pub fn step(&mut self, dt: f32) {
+        assert!(
+            dt.is_finite() && dt > 0.0,
+            "dt must be positive and finite, was {dt}"
+        );
+        let pool = Arc::clone(&self.pool);
+        pool.install(|| self.run_stages(dt));
+        self.tick += 1;
+    }
+
+    fn run_stages(&mut self, dt: f32) {
+        let Sim {
+            config,
+            vehicles,
+            spatial,
+            path_queue,
+            separation,
+            instruments,
+            limits,
+            ..
+        } = self;
+        instruments.tick(|stages| {
+            stages.run(Stage::Spatial, || {
+                let built = spatial.rebuild(vehicles.columns().position());
+                [
+                    Counter::max("max_cell_units", f64::from(built.max_cell_units)),
+                    Counter::max("outside_bounds", f64::from(built.outside_bounds)),
+                ]
+            });
+            stages.run(Stage::Paths, || {
+                let budget = config.budgets.stage(Stage::Paths);
+                let served = path_queue.serve(vehicles, budget, config.max_path_requests_per_tick);
+                [
+                    Counter::sum("served", served.served as f64),
+                    Counter::sum("dropped", served.dropped as f64),
+                    Counter::max("queue_len", served.waiting as f64),
+                ]
+            });
+            let columns = vehicles.columns_mut();
+            stages.run(Stage::Formations, || {
+                let solo =
+                    formation::assign_drive_to(columns.goal, columns.platoon, columns.drive_to);
+                [Counter::mean("solo_units", solo as f64)]
+            });
+            stages.run(Stage::Steering, || {
+                let input = SeekInput {
+                    position: columns.position,
+                    drive_to: columns.drive_to,
+                    max_speed: columns.max_speed,
+                    max_accel: columns.max_accel,
+                };
+                let arrived = seek::seek(input, columns.desired_velocity);
+                [Counter::mean("arrived_units", arrived as f64)]
+            });
+            stages.run(Stage::Integrate, || {
+                let input = DynamicsInput {
+                    desired_velocity: columns.desired_velocity,
+                    max_speed: columns.max_speed,
+                    max_accel: columns.max_accel,
+                };
+                let state = DynamicsState {
+                    position: columns.position,
+                    velocity: columns.velocity,
+                    heading: columns.heading,
+                };
+                let moving = dynamics::integrate(input, state, dt);
+                [Counter::mean("moving_units", moving as f64)]
+            });
+            stages.run(Stage::Separation, || {
+                let input = SeparationInput {
+                    altitude: columns.altitude,
+                    shield: columns.shield,
+                    inv_mass: columns.inv_mass,
+                    spatial,
+                    max_radius: limits.shield_radius,
+                    max_travel: limits.speed * dt,
+                };
+                let pass = separation.pass(input, columns.position);
+                [
+                    Counter::mean("pairs_tested", pass.pairs_tested as f64),
+                    Counter::mean("overlapping_units", pass.overlapping_units as f64),
+                ]
+            });
+            Gauges {
+                units: vehicles.len(),
+                open_path_requests: path_queue.len(),
+            }
+        });
+    }
+
+    /// The instruments (timings and counters so far).
+    #[must_use]
+    pub fn instruments(&self) -> &Instruments {
+        &self.instruments
+    }
+
+    /// Forgets recorded timings, e.g. after warm-up ticks.
+    pub fn reset_instruments(&mut self) {
+        self.instruments.reset();
+    }
+
+    /// Per-stage and whole-tick figures since the last reset.
+    #[must_use]
+    pub fn report(&self) -> (Vec<TimingReport>, TimingReport) {
+        self.instruments.report()
+    }
+
+    /// A 64-bit XXH3 hash of the tick counter and every column's bytes: equal
+    /// checksums mean bit-identical state.
+    #[must_use]
+    pub fn checksum(&self) -> u64 {
+        let mut hasher = xxhash_rust::xxh3::Xxh3::new();
+        hasher.update(&self.tick.to_le_bytes());
+        for (name, bytes) in self.vehicles.columns().bytes() {
+            hasher.update(name.as_bytes());
+            hasher.update(&(bytes.len() as u64).to_le_bytes());
+            hasher.update(bytes);
+        }
+        hasher.digest()
+    }
+
+    /// The budgets the instruments compare against.
+    #[must_use]
+    pub fn budgets(&self) -> Budgets {
+        self.config.budgets
+    }
+
+    /// The budget of one stage.
+    #[must_use]
+    pub fn stage_budget(&self, stage: Stage) -> Duration {
+        self.config.budgets.stage(stage)
+    }
+}
+
+/// An order [`Sim::order_move`] refuses; nothing was queued.
+#[derive(Clone, Copy, Debug, PartialEq, Error)]
+pub enum OrderError {
+    /// The unit is gone.
+    #[error(transparent)]
+    Stale(#[from] StaleUnit),
+    /// The goal is NaN or infinite.
+    #[error("move goal must be finite, was {0:?}")]
+    BadGoal(Vec2),
+}

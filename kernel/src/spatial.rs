@@ -1,0 +1,303 @@
+//! Spatial hash buckets: uniform cells over the world, rebuilt every tick.
+//!
+//! This is the "geometric hashing" of the Armada paper (Davis, *Warp Speed*,
+//! "Support Systems"): units are dropped into buckets by position so that a
+//! neighbour query looks at a handful of nearby buckets instead of every unit.
+//!
+//! The buckets are a dense grid over fixed world bounds, filled by a counting
+//! sort into one cell-ordered index array (`cell_start` prefix sums + `order`),
+//! with a cell-ordered copy of the positions beside it so a query streams
+//! through contiguous memory. Cells in one grid row are adjacent in that array,
+//! so a query window of any width costs one range per row. Positions outside
+//! the bounds (or NaN) are clamped into the border cells: clamping is monotone,
+//! so a clamped window still contains every unit within the radius, and only
+//! the stray units pay for the crowding. Nothing allocates once the buffers
+//! have grown to the unit count.
+
+use glam::Vec2;
+use rayon::prelude::*;
+use thiserror::Error;
+
+/// Units per parallel chunk; below [`PARALLEL_MIN_UNITS`] passes run inline.
+const CHUNK: usize = 4096;
+/// A parallel call costs microseconds; smaller worlds run sequentially.
+const PARALLEL_MIN_UNITS: usize = 16_384;
+/// Upper bound on the number of cells, so bad bounds cannot exhaust memory.
+pub const MAX_CELLS: usize = 1 << 26;
+
+/// An axis-aligned rectangle in the ground plane.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Bounds {
+    /// South-west corner.
+    pub min: Vec2,
+    /// North-east corner.
+    pub max: Vec2,
+}
+
+impl Bounds {
+    /// The rectangle from `min` to `max`.
+    #[must_use]
+    pub fn new(min: Vec2, max: Vec2) -> Bounds {
+        Bounds { min, max }
+    }
+
+    /// Width and height.
+    #[must_use]
+    pub fn size(&self) -> Vec2 {
+        self.max - self.min
+    }
+}
+
+/// A grid that cannot be built.
+#[derive(Clone, Copy, Debug, PartialEq, Error)]
+pub enum GridError {
+    /// Cell size not a positive finite number.
+    #[error("cell size must be a positive finite number of metres, was {0}")]
+    BadCellSize(f32),
+    /// Bounds not finite, or empty.
+    #[error("world bounds must be finite with min < max, were {min:?}..{max:?}")]
+    BadBounds {
+        /// South-west corner given.
+        min: Vec2,
+        /// North-east corner given.
+        max: Vec2,
+    },
+    /// More cells than [`MAX_CELLS`].
+    #[error(
+        "{width} × {height} cells is more than the {MAX_CELLS} allowed: use a larger cell size"
+    )]
+    TooManyCells {
+        /// Cells across.
+        width: usize,
+        /// Cells down.
+        height: usize,
+    },
+}
+
+/// Spatial hash buckets over fixed bounds; see the module docs.
+#[derive(Clone, Debug)]
+pub struct SpatialHash {
+    origin: Vec2,
+    cell_size: f32,
+    inv_cell_size: f32,
+    width: usize,
+    height: usize,
+    /// `cell_start[c]..cell_start[c + 1]` is cell `c`'s range in `order`.
+    cell_start: Vec<u32>,
+    /// Unit indices in cell order.
+    order: Vec<u32>,
+    /// Positions in cell order (`sorted_position[k]` is unit `order[k]`'s).
+    sorted_position: Vec<Vec2>,
+    /// Scratch: each unit's cell, then its place in `order`.
+    cell_of: Vec<u32>,
+    place_of: Vec<u32>,
+}
+
+/// Figures from one rebuild, for the stage report.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct RebuildStats {
+    /// Units in the largest cell.
+    pub max_cell_units: u32,
+    /// Units clamped in from outside the bounds.
+    pub outside_bounds: u32,
+}
+
+impl SpatialHash {
+    /// Cells of `cell_size` metres covering `bounds`.
+    pub fn new(bounds: Bounds, cell_size: f32) -> Result<SpatialHash, GridError> {
+        if !(cell_size.is_finite() && cell_size > 0.0) {
+            return Err(GridError::BadCellSize(cell_size));
+        }
+        let size = bounds.size();
+        if !(bounds.min.is_finite() && bounds.max.is_finite() && size.x > 0.0 && size.y > 0.0) {
+            return Err(GridError::BadBounds {
+                min: bounds.min,
+                max: bounds.max,
+            });
+        }
+        let cells_along = |extent: f32| (extent / cell_size).ceil().max(1.0);
+        let (width, height) = (cells_along(size.x), cells_along(size.y));
+        if width * height > MAX_CELLS as f32 {
+            return Err(GridError::TooManyCells {
+                width: width as usize,
+                height: height as usize,
+            });
+        }
+        let (width, height) = (width as usize, height as usize);
+        Ok(SpatialHash {
+            origin: bounds.min,
+            cell_size,
+            inv_cell_size: cell_size.recip(),
+            width,
+            height,
+            cell_start: vec![0; width * height + 2],
+            order: Vec::new(),
+            sorted_position: Vec::new(),
+            cell_of: Vec::new(),
+            place_of: Vec::new(),
+        })
+    }
+
+    /// Edge length of a cell, metres.
+    #[must_use]
+    pub fn cell_size(&self) -> f32 {
+        self.cell_size
+    }
+
+    /// Cells across and down.
+    #[must_use]
+    pub fn dimensions(&self) -> (usize, usize) {
+        (self.width, self.height)
+    }
+
+    /// Number of units in the last rebuild.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.order.len()
+    }
+
+    /// The last rebuild had no units.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.order.is_empty()
+    }
+
+    /// Unit indices in cell order (neighbours are near each other here).
+    #[must_use]
+    pub fn order(&self) -> &[u32] {
+        &self.order
+    }
+
+    /// Grows every buffer to hold `units` so later rebuilds never allocate.
+    pub fn reserve(&mut self, units: usize) {
+        for buffer in [&mut self.order, &mut self.cell_of, &mut self.place_of] {
+            buffer.reserve(units.saturating_sub(buffer.len()));
+        }
+        let have = self.sorted_position.len();
+        self.sorted_position.reserve(units.saturating_sub(have));
+    }
+
+    /// The clamped cell column or row of coordinate `value` along an axis.
+    #[inline]
+    fn axis_cell(&self, value: f32, origin: f32, cells: usize) -> usize {
+        // `as` saturates (NaN becomes 0), so any float lands in 0..cells.
+        let cell = ((value - origin) * self.inv_cell_size).floor() as i64;
+        cell.clamp(0, cells as i64 - 1) as usize
+    }
+
+    #[inline]
+    fn cell_index(&self, position: Vec2) -> u32 {
+        let column = self.axis_cell(position.x, self.origin.x, self.width);
+        let row = self.axis_cell(position.y, self.origin.y, self.height);
+        (row * self.width + column) as u32
+    }
+
+    /// Re-buckets every unit by a counting sort of its cell (stable: units in
+    /// one cell keep index order, so the result never depends on threads).
+    pub fn rebuild(&mut self, positions: &[Vec2]) -> RebuildStats {
+        let units = positions.len();
+        assert!(
+            units < u32::MAX as usize,
+            "spatial hash holds at most 2^32-2 units, got {units}"
+        );
+        self.cell_of.resize(units, 0);
+        self.place_of.resize(units, 0);
+        self.order.resize(units, 0);
+        self.sorted_position.resize(units, Vec2::ZERO);
+
+        let mut cell_of = std::mem::take(&mut self.cell_of);
+        let this = &*self;
+        let assign = |(chunk, cells): (usize, &mut [u32])| {
+            let first = chunk * CHUNK;
+            for (cell, position) in cells.iter_mut().zip(&positions[first..]) {
+                *cell = this.cell_index(*position);
+            }
+        };
+        if units >= PARALLEL_MIN_UNITS {
+            cell_of.par_chunks_mut(CHUNK).enumerate().for_each(assign);
+        } else {
+            cell_of.chunks_mut(CHUNK).enumerate().for_each(assign);
+        }
+
+        // Counts land two places up so that, after the prefix sum and the
+        // scatter (which advances each cell's cursor), cell_start[c] is the
+        // start of cell c and cell_start[c + 1] its end.
+        self.cell_start.fill(0);
+        for &cell in &cell_of {
+            self.cell_start[cell as usize + 2] += 1;
+        }
+        let (mut running, mut max_cell_units) = (0, 0);
+        for start in &mut self.cell_start {
+            max_cell_units = max_cell_units.max(*start);
+            running += *start;
+            *start = running;
+        }
+        for (unit, &cell) in cell_of.iter().enumerate() {
+            let cursor = &mut self.cell_start[cell as usize + 1];
+            let place = *cursor as usize;
+            *cursor += 1;
+            self.order[place] = unit as u32;
+            self.sorted_position[place] = positions[unit];
+            self.place_of[unit] = place as u32;
+        }
+        self.cell_of = cell_of;
+        RebuildStats {
+            max_cell_units,
+            outside_bounds: self.count_outside(positions),
+        }
+    }
+
+    fn count_outside(&self, positions: &[Vec2]) -> u32 {
+        let size = Vec2::new(self.width as f32, self.height as f32) * self.cell_size;
+        let inside = |p: &&Vec2| {
+            let local = **p - self.origin;
+            local.x >= 0.0 && local.y >= 0.0 && local.x < size.x && local.y < size.y
+        };
+        positions.iter().filter(|p| !inside(p)).count() as u32
+    }
+
+    /// Visits every unit within `radius` of `point` (inclusive), as
+    /// `(unit index, position at rebuild)`, in cell order.
+    #[inline]
+    pub fn for_each_within(&self, point: Vec2, radius: f32, mut visit: impl FnMut(u32, Vec2)) {
+        self.for_each_place_within(point, radius, |place, position| {
+            visit(self.order[place], position)
+        });
+    }
+
+    /// Visits every other unit within `radius` of unit `unit`'s rebuilt
+    /// position, as `(neighbour index, its position)`.
+    #[inline]
+    pub fn for_each_neighbour(&self, unit: u32, radius: f32, mut visit: impl FnMut(u32, Vec2)) {
+        let own_place = self.place_of[unit as usize] as usize;
+        let point = self.sorted_position[own_place];
+        self.for_each_place_within(point, radius, |place, position| {
+            if place != own_place {
+                visit(self.order[place], position);
+            }
+        });
+    }
+
+    #[inline]
+    fn for_each_place_within(&self, point: Vec2, radius: f32, mut visit: impl FnMut(usize, Vec2)) {
+        // Also refuses NaN and negative radii, whose windows would be inverted.
+        if self.order.is_empty() || !(radius >= 0.0) {
+            return;
+        }
+        let radius_squared = radius * radius;
+        let first_column = self.axis_cell(point.x - radius, self.origin.x, self.width);
+        let last_column = self.axis_cell(point.x + radius, self.origin.x, self.width);
+        let first_row = self.axis_cell(point.y - radius, self.origin.y, self.height);
+        let last_row = self.axis_cell(point.y + radius, self.origin.y, self.height);
+        for row in first_row..=last_row {
+            let row_start = row * self.width;
+            let begin = self.cell_start[row_start + first_column] as usize;
+            let end = self.cell_start[row_start + last_column + 1] as usize;
+            for (offset, position) in self.sorted_position[begin..end].iter().enumerate() {
+                if point.distance_squared(*position) <= radius_squared {
+                    visit(begin + offset, *position);
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,466 @@
+//! Structure-of-arrays vehicle storage with stable handles.
+//!
+//! Every per-unit field is its own column (`Vec<T>` of a [`Pod`] type), all
+//! columns always the same length, indexed alike: row `i` of every column is
+//! unit `i`. Only [`Vehicles::spawn`] and [`Vehicles::despawn`] change lengths,
+//! and both go through the one generated [`Columns`] push / swap-remove, so the
+//! columns cannot drift apart. Rows move when another unit is despawned
+//! (swap-remove); a [`UnitId`] (slot index + generation) stays valid across
+//! such moves and is refused once its unit is gone.
+//!
+//! Columns are plain `Pod` data, so any column can be viewed as bytes
+//! ([`Columns::bytes`]) for snapshots, checksums and GPU upload without a copy.
+
+use bytemuck::{Pod, Zeroable};
+use glam::{Vec2, Vec3};
+use thiserror::Error;
+
+/// Marks "no platoon" / "no slot" in the `platoon` and `slot` columns.
+pub const NONE: u32 = u32::MAX;
+
+/// How a unit moves; stored in the `kind` column as its `u8` value.
+#[repr(u8)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum VehicleKind {
+    /// Tanks: slow, turn in place (Force 21 §5).
+    Tracked = 0,
+    /// Trucks and jeeps: fast, minimum turn radius, can reverse (Force 21 §5).
+    Wheeled = 1,
+    /// Helicopters: fast, turn in place, fly at cruise altitude (Force 21 §5).
+    RotaryWing = 2,
+    /// Soldiers in squads (Company of Heroes).
+    Infantry = 3,
+    /// Starships in fleets (Star Trek: Armada).
+    Starship = 4,
+}
+
+impl VehicleKind {
+    /// Every kind, in `u8` order.
+    pub const ALL: [VehicleKind; 5] = [
+        VehicleKind::Tracked,
+        VehicleKind::Wheeled,
+        VehicleKind::RotaryWing,
+        VehicleKind::Infantry,
+        VehicleKind::Starship,
+    ];
+
+    /// The kind stored as `value` in the `kind` column, if it names one.
+    #[must_use]
+    pub fn from_u8(value: u8) -> Option<VehicleKind> {
+        Self::ALL.get(usize::from(value)).copied()
+    }
+}
+
+/// A stable handle to a unit: valid until that unit is despawned, whatever
+/// other units come and go.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Pod, Zeroable)]
+pub struct UnitId {
+    /// Slot in the handle table (not the row: rows move on despawn).
+    pub index: u32,
+    /// Bumped each time the slot is freed, so stale handles are recognised.
+    pub generation: u32,
+}
+
+/// Declares the columns once and generates everything that must list them:
+/// the storage, the row pushed by spawn, swap-remove, the byte views and the
+/// lockstep check.
+macro_rules! columns {
+    ($( $(#[doc = $doc:expr])* $name:ident : $ty:ty ),* $(,)?) => {
+        /// One `Vec` per per-unit field; row `i` of every column is unit `i`.
+        ///
+        /// Read access is public (zero-copy slices); lengths change only
+        /// through [`Vehicles`], mutation goes through [`ColumnsMut`].
+        #[derive(Clone, Debug, Default)]
+        pub struct Columns {
+            $( $(#[doc = $doc])* pub(crate) $name: Vec<$ty>, )*
+        }
+
+        /// Mutable views of every column: values can change, lengths cannot.
+        #[derive(Debug)]
+        pub struct ColumnsMut<'a> {
+            $( $(#[doc = $doc])* pub $name: &'a mut [$ty], )*
+        }
+
+        /// One unit's value in every column.
+        #[derive(Clone, Copy, Debug, PartialEq)]
+        pub(crate) struct Row {
+            $( pub(crate) $name: $ty, )*
+        }
+
+        impl Columns {
+            /// The names of the columns, in declaration (and snapshot) order.
+            pub const NAMES: &'static [&'static str] = &[$( stringify!($name) ),*];
+
+            $(
+                $(#[doc = $doc])*
+                #[must_use]
+                pub fn $name(&self) -> &[$ty] {
+                    &self.$name
+                }
+            )*
+
+            /// Every column as `(name, bytes)`, in [`Columns::NAMES`] order.
+            pub fn bytes(&self) -> impl Iterator<Item = (&'static str, &[u8])> + '_ {
+                [$( (stringify!($name), bytemuck::cast_slice::<$ty, u8>(&self.$name)) ),*].into_iter()
+            }
+
+            /// Mutable slices of every column.
+            pub fn as_mut(&mut self) -> ColumnsMut<'_> {
+                ColumnsMut { $( $name: &mut self.$name, )* }
+            }
+
+            fn push(&mut self, row: Row) {
+                $( self.$name.push(row.$name); )*
+            }
+
+            fn swap_remove(&mut self, row: usize) {
+                $( self.$name.swap_remove(row); )*
+            }
+
+            fn reserve(&mut self, additional: usize) {
+                $( self.$name.reserve(additional); )*
+            }
+
+            fn lengths(&self) -> impl Iterator<Item = (&'static str, usize)> + '_ {
+                [$( (stringify!($name), self.$name.len()) ),*].into_iter()
+            }
+        }
+    };
+}
+
+columns! {
+    /// Ground-plane position (x east, y north), metres.
+    position: Vec2,
+    /// Height above the ground plane, metres.
+    altitude: f32,
+    /// Ground-plane velocity, metres per second.
+    velocity: Vec2,
+    /// Facing: angle from +x, counter-clockwise, radians.
+    heading: f32,
+    /// [`VehicleKind`] as `u8`.
+    kind: u8,
+    /// Top speed, metres per second.
+    max_speed: f32,
+    /// Largest change of velocity, metres per second squared.
+    max_accel: f32,
+    /// Minimum turning radius, metres (0 turns in place).
+    turn_radius: f32,
+    /// Shield ellipsoid semi-axes (forward, lateral, vertical), metres.
+    shield: Vec3,
+    /// Inverse mass; 0 marks an immovable unit.
+    inv_mass: f32,
+    /// Platoon index, or [`NONE`].
+    platoon: u32,
+    /// Slot within the platoon's formation, or [`NONE`].
+    slot: u32,
+    /// The ordered destination.
+    goal: Vec2,
+    /// Where steering drives this tick (written by `paths` and `formations`).
+    drive_to: Vec2,
+    /// Steering's output, integrate's input, metres per second.
+    desired_velocity: Vec2,
+    /// The handle slot that owns this row.
+    handle_slot: u32,
+}
+
+/// What an engine gives to spawn one unit; [`UnitSpec::new`] fills the rest
+/// with a kind's defaults.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct UnitSpec {
+    /// Movement class.
+    pub kind: VehicleKind,
+    /// Ground-plane position, metres.
+    pub position: Vec2,
+    /// Height above the ground, metres.
+    pub altitude: f32,
+    /// Facing, radians from +x counter-clockwise.
+    pub heading: f32,
+    /// Top speed, m/s (> 0).
+    pub max_speed: f32,
+    /// Largest velocity change, m/s² (> 0).
+    pub max_accel: f32,
+    /// Minimum turning radius, metres (≥ 0).
+    pub turn_radius: f32,
+    /// Shield semi-axes (forward, lateral, vertical), metres (each > 0).
+    pub shield: Vec3,
+    /// Inverse mass (≥ 0; 0 is immovable).
+    pub inv_mass: f32,
+    /// Ordered destination; defaults to the spawn position.
+    pub goal: Vec2,
+}
+
+impl UnitSpec {
+    /// A unit of `kind` at `position` with that kind's typical limits.
+    #[must_use]
+    pub fn new(kind: VehicleKind, position: Vec2) -> UnitSpec {
+        let (max_speed, max_accel, turn_radius, shield, altitude) = match kind {
+            VehicleKind::Tracked => (12.0, 3.0, 0.0, Vec3::new(4.0, 2.0, 1.5), 0.0),
+            VehicleKind::Wheeled => (22.0, 5.0, 6.0, Vec3::new(3.0, 1.5, 1.5), 0.0),
+            VehicleKind::RotaryWing => (60.0, 10.0, 0.0, Vec3::new(8.0, 8.0, 2.0), 60.0),
+            VehicleKind::Infantry => (3.0, 4.0, 0.0, Vec3::new(0.4, 0.4, 0.9), 0.0),
+            VehicleKind::Starship => (80.0, 8.0, 40.0, Vec3::new(60.0, 25.0, 15.0), 0.0),
+        };
+        UnitSpec {
+            kind,
+            position,
+            altitude,
+            heading: 0.0,
+            max_speed,
+            max_accel,
+            turn_radius,
+            shield,
+            inv_mass: 1.0,
+            goal: position,
+        }
+    }
+
+    /// Checks every value once, at the boundary, naming the first bad field.
+    pub fn validate(&self) -> Result<(), SpawnError> {
+        let finite = |field: &'static str, value: f32| {
+            if value.is_finite() {
+                Ok(())
+            } else {
+                Err(SpawnError::NotFinite { field, value })
+            }
+        };
+        let positive = |field: &'static str, value: f32| {
+            finite(field, value)?;
+            if value > 0.0 {
+                Ok(())
+            } else {
+                Err(SpawnError::NotPositive { field, value })
+            }
+        };
+        let non_negative = |field: &'static str, value: f32| {
+            finite(field, value)?;
+            if value >= 0.0 {
+                Ok(())
+            } else {
+                Err(SpawnError::Negative { field, value })
+            }
+        };
+        finite("position.x", self.position.x)?;
+        finite("position.y", self.position.y)?;
+        finite("goal.x", self.goal.x)?;
+        finite("goal.y", self.goal.y)?;
+        finite("altitude", self.altitude)?;
+        finite("heading", self.heading)?;
+        positive("max_speed", self.max_speed)?;
+        positive("max_accel", self.max_accel)?;
+        non_negative("turn_radius", self.turn_radius)?;
+        positive("shield.forward", self.shield.x)?;
+        positive("shield.lateral", self.shield.y)?;
+        positive("shield.vertical", self.shield.z)?;
+        non_negative("inv_mass", self.inv_mass)
+    }
+}
+
+/// Why a spawn was refused; nothing was added.
+#[derive(Clone, Copy, Debug, PartialEq, Error)]
+pub enum SpawnError {
+    /// A value was NaN or infinite.
+    #[error("unit spec `{field}` must be finite, was {value}")]
+    NotFinite {
+        /// The offending field.
+        field: &'static str,
+        /// Its value.
+        value: f32,
+    },
+    /// A value that must be positive was not.
+    #[error("unit spec `{field}` must be greater than 0, was {value}")]
+    NotPositive {
+        /// The offending field.
+        field: &'static str,
+        /// Its value.
+        value: f32,
+    },
+    /// A value that must not be negative was.
+    #[error("unit spec `{field}` must not be negative, was {value}")]
+    Negative {
+        /// The offending field.
+        field: &'static str,
+        /// Its value.
+        value: f32,
+    },
+    /// The handle table is full (2³² − 1 slots).
+    #[error("no free unit handle: {0} units already live")]
+    Full(usize),
+}
+
+/// A handle that names no live unit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Error)]
+#[error("unit {:?} is not alive (despawned, or from another world)", .0)]
+pub struct StaleUnit(pub UnitId);
+
+#[derive(Clone, Copy, Debug)]
+struct HandleSlot {
+    generation: u32,
+    /// The unit's row, or [`NONE`] while the slot is free.
+    row: u32,
+}
+
+/// The vehicle columns and their stable handles.
+#[derive(Clone, Debug, Default)]
+pub struct Vehicles {
+    columns: Columns,
+    slots: Vec<HandleSlot>,
+    free_slots: Vec<u32>,
+}
+
+impl Vehicles {
+    /// Empty storage with room for `capacity` units before any column grows.
+    #[must_use]
+    pub fn with_capacity(capacity: usize) -> Vehicles {
+        let mut vehicles = Vehicles::default();
+        vehicles.columns.reserve(capacity);
+        vehicles.slots.reserve(capacity);
+        vehicles
+    }
+
+    /// Number of live units (the length of every column).
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.columns.position.len()
+    }
+
+    /// No unit is alive.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Read access to every column (zero-copy).
+    #[must_use]
+    pub fn columns(&self) -> &Columns {
+        &self.columns
+    }
+
+    /// Write access to column values; lengths stay locked together.
+    pub fn columns_mut(&mut self) -> ColumnsMut<'_> {
+        self.columns.as_mut()
+    }
+
+    /// Adds a unit after validating its spec; on error nothing changes.
+    pub fn spawn(&mut self, spec: &UnitSpec) -> Result<UnitId, SpawnError> {
+        spec.validate()?;
+        let row = u32::try_from(self.len())
+            .ok()
+            .filter(|&row| row != NONE)
+            .ok_or(SpawnError::Full(self.len()))?;
+        let index = match self.free_slots.pop() {
+            Some(index) => index,
+            None => {
+                let index = u32::try_from(self.slots.len())
+                    .ok()
+                    .filter(|&i| i != NONE)
+                    .ok_or(SpawnError::Full(self.len()))?;
+                self.slots.push(HandleSlot {
+                    generation: 0,
+                    row: NONE,
+                });
+                index
+            }
+        };
+        let slot = &mut self.slots[index as usize];
+        slot.row = row;
+        self.columns.push(Row {
+            position: spec.position,
+            altitude: spec.altitude,
+            velocity: Vec2::ZERO,
+            heading: spec.heading,
+            kind: spec.kind as u8,
+            max_speed: spec.max_speed,
+            max_accel: spec.max_accel,
+            turn_radius: spec.turn_radius,
+            shield: spec.shield,
+            inv_mass: spec.inv_mass,
+            platoon: NONE,
+            slot: NONE,
+            goal: spec.goal,
+            drive_to: spec.goal,
+            desired_velocity: Vec2::ZERO,
+            handle_slot: index,
+        });
+        Ok(UnitId {
+            index,
+            generation: slot.generation,
+        })
+    }
+
+    /// Removes a unit; the last row moves into its place (swap-remove).
+    pub fn despawn(&mut self, id: UnitId) -> Result<(), StaleUnit> {
+        let row = self.row_of(id).ok_or(StaleUnit(id))?;
+        self.columns.swap_remove(row);
+        if let Some(&moved_slot) = self.columns.handle_slot.get(row) {
+            self.slots[moved_slot as usize].row = row as u32;
+        }
+        let slot = &mut self.slots[id.index as usize];
+        slot.generation = slot.generation.wrapping_add(1);
+        slot.row = NONE;
+        self.free_slots.push(id.index);
+        Ok(())
+    }
+
+    /// The current row of a live unit, `None` for a stale handle.
+    #[must_use]
+    pub fn row_of(&self, id: UnitId) -> Option<usize> {
+        let slot = self.slots.get(id.index as usize)?;
+        (slot.generation == id.generation && slot.row != NONE).then_some(slot.row as usize)
+    }
+
+    /// The handle of the unit in `row`.
+    #[must_use]
+    pub fn id_at(&self, row: usize) -> Option<UnitId> {
+        let index = *self.columns.handle_slot.get(row)?;
+        Some(UnitId {
+            index,
+            generation: self.slots[index as usize].generation,
+        })
+    }
+
+    /// Sets a live unit's ordered destination.
+    pub fn set_goal(&mut self, id: UnitId, goal: Vec2) -> Result<(), StaleUnit> {
+        let row = self.row_of(id).ok_or(StaleUnit(id))?;
+        self.columns.goal[row] = goal;
+        Ok(())
+    }
+
+    /// Checks the storage invariants: equal column lengths, and handle table
+    /// and rows pointing at each other. Tests call it after every change.
+    pub fn check_invariants(&self) -> Result<(), String> {
+        let len = self.len();
+        if let Some((name, other)) = self.columns.lengths().find(|&(_, n)| n != len) {
+            return Err(format!(
+                "column `{name}` has {other} rows, `position` has {len}"
+            ));
+        }
+        for (row, &slot) in self.columns.handle_slot.iter().enumerate() {
+            match self.slots.get(slot as usize) {
+                Some(entry) if entry.row as usize == row => {}
+                other => {
+                    return Err(format!(
+                        "row {row} owned by slot {slot}, which says {other:?}"
+                    ));
+                }
+            }
+        }
+        let live = self.slots.iter().filter(|slot| slot.row != NONE).count();
+        if live != len {
+            return Err(format!("{live} live handle slots for {len} rows"));
+        }
+        let mut free = self.free_slots.clone();
+        free.sort_unstable();
+        free.dedup();
+        if free.len() != self.free_slots.len() || free.len() + live != self.slots.len() {
+            return Err(format!(
+                "free list of {} (unique {}) does not cover the {} dead slots",
+                self.free_slots.len(),
+                free.len(),
+                self.slots.len() - live
+            ));
+        }
+        Ok(())
+    }
+}
