@@ -281,7 +281,7 @@ impl SpatialHash {
     #[inline]
     fn for_each_place_within(&self, point: Vec2, radius: f32, mut visit: impl FnMut(usize, Vec2)) {
         // Also refuses NaN and negative radii, whose windows would be inverted.
-        if self.order.is_empty() || !(radius >= 0.0) {
+        if self.order.is_empty() || radius.is_nan() || radius < 0.0 {
             return;
         }
         let radius_squared = radius * radius;
