@@ -19,9 +19,9 @@ use rstar::RTree;
 const AREA_PER_UNIT: f32 = 50.0;
 const RADIUS: f32 = 4.0;
 
-fn built_hash(points: &[Vec2], side: f32) -> SpatialHash {
+fn built_hash(points: &[Vec2], side: f32, cell: f32) -> SpatialHash {
     let mut hash =
-        SpatialHash::new(Bounds::new(Vec2::ZERO, Vec2::splat(side)), RADIUS).expect("valid grid");
+        SpatialHash::new(Bounds::new(Vec2::ZERO, Vec2::splat(side)), cell).expect("valid grid");
     hash.rebuild(points);
     hash
 }
@@ -60,10 +60,21 @@ fn rstar_pass(tree: &RTree<[f32; 2]>, points: &[Vec2]) -> usize {
 
 fn spatial(c: &mut Criterion) {
     for units in [10_000, 100_000, 1_000_000] {
-        let (points, side) = common::uniform_points(units, AREA_PER_UNIT, 42);
+        let (random_points, side) = common::uniform_points(units, AREA_PER_UNIT, 42);
+        let cell = std::env::var("CELL").map_or(RADIUS, |c| c.parse().unwrap_or(RADIUS));
+        let sorted = built_hash(&random_points, side, cell);
+        let points: Vec<Vec2> = if std::env::var("SORTED").is_ok() {
+            sorted
+                .order()
+                .iter()
+                .map(|&i| random_points[i as usize])
+                .collect()
+        } else {
+            random_points.clone()
+        };
         let as_arrays: Vec<[f32; 2]> = points.iter().map(|p| [p.x, p.y]).collect();
         let tree = RTree::bulk_load(as_arrays.clone());
-        let mut hash = built_hash(&points, side);
+        let mut hash = built_hash(&points, side, cell);
         let expected = rstar_pass(&tree, &points);
         assert_eq!(
             neighbour_pass(&hash, units),

@@ -1,19 +1,19 @@
 //! What the run ran on, for the report: reports from different machines are
 //! not comparable, so every JSON report says where it came from.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// The machine a run was measured on.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Machine {
     /// CPU model name (from /proc/cpuinfo on Linux).
     pub cpu: String,
     /// Logical cores available to this process.
     pub cores: usize,
     /// Operating system.
-    pub os: &'static str,
+    pub os: String,
     /// CPU architecture.
-    pub arch: &'static str,
+    pub arch: String,
 }
 
 impl Machine {
@@ -22,8 +22,8 @@ impl Machine {
         Machine {
             cpu: cpu_model().unwrap_or_else(|| "unknown".to_owned()),
             cores: std::thread::available_parallelism().map_or(1, usize::from),
-            os: std::env::consts::OS,
-            arch: std::env::consts::ARCH,
+            os: std::env::consts::OS.to_owned(),
+            arch: std::env::consts::ARCH.to_owned(),
         }
     }
 }

@@ -22,6 +22,12 @@ enum Command {
     /// Run a profile (the embedded default when none is given) and print the
     /// per-stage budget table.
     Run(run::RunArgs),
+    /// Print JSON reports as a Markdown table (stage × report, p50 and p99).
+    Table {
+        /// Reports written by `run --json`, one column pair each.
+        #[arg(required = true)]
+        reports: Vec<std::path::PathBuf>,
+    },
 }
 
 /// An error the user can fix: printed as one line, exit code 2.
@@ -33,6 +39,14 @@ pub enum CliError {
     /// The simulation could not be set up.
     #[error("{0}")]
     Setup(String),
+    /// An input file could not be read or parsed.
+    #[error("{path}: {reason}")]
+    Input {
+        /// The file.
+        path: String,
+        /// Why.
+        reason: String,
+    },
     /// An output file could not be written.
     #[error("{path}: cannot write: {reason}")]
     Output {
@@ -60,6 +74,11 @@ fn main() -> ExitCode {
     };
     let outcome = match cli.command {
         Command::Run(args) => run::run(&args),
+        Command::Table { reports } => reports
+            .iter()
+            .map(|path| report::read_json(path))
+            .collect::<Result<Vec<_>, _>>()
+            .map(|reports| report::print_markdown(&reports)),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,

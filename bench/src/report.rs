@@ -6,7 +6,7 @@
 use std::path::Path;
 
 use convoy::{Profile, Sim, TimingReport};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::CliError;
 use crate::machine::Machine;
@@ -14,22 +14,35 @@ use crate::machine::Machine;
 /// Version of the JSON report layout.
 pub const SCHEMA: u32 = 1;
 
-/// Everything one run measured.
-#[derive(Debug, Serialize)]
+/// Everything one run measured; the JSON report.
+#[derive(Debug, Serialize, Deserialize)]
 pub struct Report {
-    schema: u32,
-    machine: Machine,
-    threads: usize,
-    profile: String,
-    profile_source: String,
-    units: usize,
-    ticks: u64,
-    dt: f32,
-    seed: u64,
-    wall_s: f64,
-    stages: Vec<TimingReport>,
-    tick: TimingReport,
-    checksum: String,
+    /// Layout version ([`SCHEMA`]).
+    pub schema: u32,
+    /// Where it ran.
+    pub machine: Machine,
+    /// Worker threads.
+    pub threads: usize,
+    /// Profile name.
+    pub profile: String,
+    /// Profile file, or `embedded`.
+    pub profile_source: String,
+    /// Live units at the end.
+    pub units: usize,
+    /// Ticks stepped.
+    pub ticks: u64,
+    /// Seconds per tick.
+    pub dt: f32,
+    /// Scenario seed.
+    pub seed: u64,
+    /// Wall-clock seconds of the tick loop.
+    pub wall_s: f64,
+    /// Per-stage figures, in tick order.
+    pub stages: Vec<TimingReport>,
+    /// Whole-tick figures.
+    pub tick: TimingReport,
+    /// Hex XXH3 of the final state.
+    pub checksum: String,
 }
 
 impl Report {
@@ -92,7 +105,7 @@ pub fn print_table(report: &Report) {
             let counters: Vec<String> = row
                 .counters
                 .iter()
-                .map(|(name, value)| format!("{name}={value:.6}"))
+                .map(|(name, value)| format!("{name}={}", figure(*value)))
                 .collect();
             println!("  {:<9} {}", row.name, counters.join(" "));
         }
@@ -108,4 +121,68 @@ pub fn write_json(report: &Report, path: &Path) -> Result<(), CliError> {
     };
     let text = serde_json::to_string_pretty(report).map_err(|error| failed(error.to_string()))?;
     std::fs::write(path, text + "\n").map_err(|error| failed(error.to_string()))
+}
+
+/// A counter value: whole numbers without decimals, others to three places.
+fn figure(value: f64) -> String {
+    if value.fract() == 0.0 && value.abs() < 1e15 {
+        format!("{value:.0}")
+    } else {
+        format!("{value:.3}")
+    }
+}
+
+/// Reads a JSON report written by `run --json`.
+pub fn read_json(path: &Path) -> Result<Report, CliError> {
+    let failed = |reason: String| CliError::Input {
+        path: path.display().to_string(),
+        reason,
+    };
+    let text = std::fs::read_to_string(path).map_err(|error| failed(error.to_string()))?;
+    let report: Report = serde_json::from_str(&text).map_err(|error| failed(error.to_string()))?;
+    if report.schema != SCHEMA {
+        return Err(failed(format!(
+            "report schema {} is not the supported {SCHEMA}",
+            report.schema
+        )));
+    }
+    Ok(report)
+}
+
+/// Prints a Markdown table, one row per stage (and the whole tick), one
+/// p50 / p99 column pair per report: the README's performance table.
+pub fn print_markdown(reports: &[Report]) {
+    let mut header = String::from("| stage |");
+    let mut rule = String::from("|---|");
+    for report in reports {
+        header += &format!(" {} units p50 ms | p99 ms |", thousands(report.units));
+        rule += "---:|---:|";
+    }
+    println!("{header}\n{rule}");
+    let rows = reports.first().map_or(0, |report| report.stages.len() + 1);
+    for row in 0..rows {
+        let pick = |report: &Report| report.stages.get(row).unwrap_or(&report.tick).clone();
+        let name = reports
+            .first()
+            .map(|report| pick(report).name)
+            .unwrap_or_default();
+        let mut line = format!("| {name} |");
+        for report in reports {
+            let figures = pick(report);
+            line += &format!(" {:.3} | {:.3} |", figures.p50_ms, figures.p99_ms);
+        }
+        println!("{line}");
+    }
+}
+
+fn thousands(value: usize) -> String {
+    let digits = value.to_string();
+    let mut grouped = String::new();
+    for (i, digit) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            grouped.push(',');
+        }
+        grouped.push(digit);
+    }
+    grouped
 }

@@ -129,6 +129,14 @@ pub struct WorldSection {
     /// Free space around the scenario's units, metres (≥ 0).
     #[serde(default = "default_margin")]
     pub margin_m: f32,
+    /// Reorder vehicle rows into spatial cell order every this many ticks
+    /// (0 never does).
+    #[serde(default = "default_reorder_interval")]
+    pub reorder_interval_ticks: u32,
+}
+
+fn default_reorder_interval() -> u32 {
+    32
 }
 
 fn default_neighbour_radius() -> f32 {
@@ -145,6 +153,7 @@ impl Default for WorldSection {
             cell_size_m: None,
             neighbour_radius_m: default_neighbour_radius(),
             margin_m: default_margin(),
+            reorder_interval_ticks: default_reorder_interval(),
         }
     }
 }
