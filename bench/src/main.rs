@@ -1,6 +1,7 @@
 //! `convoy-bench`: run convoy profiles against their frame budgets and report
 //! per-stage timings as a table, JSON or a flamegraph.
 
+mod compare;
 mod machine;
 mod report;
 mod run;
@@ -22,6 +23,9 @@ enum Command {
     /// Run a profile (the embedded default when none is given) and print the
     /// per-stage budget table.
     Run(run::RunArgs),
+    /// Compare two JSON reports stage by stage; exit code 1 when a stage's
+    /// p50 regressed past the threshold beyond the runs' noise.
+    Compare(compare::CompareArgs),
     /// Print JSON reports as a Markdown table (stage × report, p50 and p99).
     Table {
         /// Reports written by `run --json`, one column pair each.
@@ -73,6 +77,11 @@ fn main() -> ExitCode {
         }
     };
     let outcome = match cli.command {
+        Command::Compare(args) => match compare::compare(&args) {
+            Ok(true) => Ok(()),
+            Ok(false) => return ExitCode::from(1),
+            Err(error) => Err(error),
+        },
         Command::Run(args) => run::run(&args),
         Command::Table { reports } => reports
             .iter()

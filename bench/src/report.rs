@@ -15,7 +15,7 @@ use crate::machine::Machine;
 pub const SCHEMA: u32 = 1;
 
 /// Everything one run measured; the JSON report.
-#[derive(Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Report {
     /// Layout version ([`SCHEMA`]).
     pub schema: u32,
@@ -43,6 +43,88 @@ pub struct Report {
     pub tick: TimingReport,
     /// Hex XXH3 of the final state.
     pub checksum: String,
+    /// Checksums recorded every `--checksum-every` ticks.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub checksums: Vec<TickChecksum>,
+    /// Medians and spread over `--repeat` runs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repeat: Option<Repeat>,
+}
+
+/// The state checksum after one tick.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TickChecksum {
+    /// Ticks stepped.
+    pub tick: u64,
+    /// Hex XXH3-64 of the state.
+    pub checksum: String,
+}
+
+/// One stage's p50 over repeated runs.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Spread {
+    /// Stage name, or `tick`.
+    pub name: String,
+    /// Median over runs of the run's p50, ms.
+    pub p50_ms_median: f64,
+    /// Fastest run's p50, ms.
+    pub p50_ms_min: f64,
+    /// Slowest run's p50, ms.
+    pub p50_ms_max: f64,
+}
+
+/// Figures over `--repeat K` runs of the same profile.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Repeat {
+    /// K.
+    pub runs: usize,
+    /// One entry per stage, then one named `tick`.
+    pub stages: Vec<Spread>,
+}
+
+impl Repeat {
+    /// Medians and spreads of every stage's p50 over `runs`.
+    pub fn from_runs(runs: &[Report]) -> Repeat {
+        let Some(first) = runs.first() else {
+            return Repeat {
+                runs: 0,
+                stages: Vec::new(),
+            };
+        };
+        let rows = first.stages.len() + 1;
+        let stages = (0..rows)
+            .map(|row| {
+                let pick = |run: &Report| run.stages.get(row).unwrap_or(&run.tick).p50_ms;
+                let mut values: Vec<f64> = runs.iter().map(pick).collect();
+                values.sort_by(f64::total_cmp);
+                Spread {
+                    name: first.stages.get(row).unwrap_or(&first.tick).name.clone(),
+                    p50_ms_median: median(&values),
+                    p50_ms_min: values[0],
+                    p50_ms_max: values[values.len() - 1],
+                }
+            })
+            .collect();
+        Repeat {
+            runs: runs.len(),
+            stages,
+        }
+    }
+
+    /// The spread of stage `name`.
+    pub fn stage(&self, name: &str) -> Option<&Spread> {
+        self.stages.iter().find(|spread| spread.name == name)
+    }
+}
+
+/// The median of sorted `values` (not empty).
+fn median(values: &[f64]) -> f64 {
+    let middle = values.len() / 2;
+    if values.len() % 2 == 1 {
+        values[middle]
+    } else {
+        (values[middle - 1] + values[middle]) / 2.0
+    }
 }
 
 impl Report {
@@ -63,6 +145,8 @@ impl Report {
             stages,
             tick,
             checksum: format!("{:016x}", sim.checksum()),
+            checksums: Vec::new(),
+            repeat: None,
         }
     }
 }

@@ -9,7 +9,7 @@ use convoy::Profile;
 use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::CliError;
-use crate::report::{Report, print_table, write_json};
+use crate::report::{Repeat, Report, TickChecksum, print_table, write_json};
 
 /// The default profile, compiled in (a copy of `profiles/default.toml`).
 pub const DEFAULT_PROFILE: &str = include_str!("../../profiles/default.toml");
@@ -34,9 +34,30 @@ pub struct RunArgs {
     /// Sample the run with pprof and write a flamegraph SVG to FILE.
     #[arg(long, value_name = "FILE")]
     flamegraph: Option<PathBuf>,
+    /// Record the state checksum every N ticks (JSON `checksums`), so two
+    /// runs can be diffed to the first diverging tick.
+    #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = clap::value_parser!(i64).range(1..))]
+    checksum_every: Option<i64>,
+    /// Save a snapshot to FILE after tick TICK.
+    #[arg(long, num_args = 2, value_names = ["TICK", "FILE"])]
+    save_at: Option<Vec<String>>,
+    /// Start from the snapshot in FILE (taken in the same profile's world);
+    /// the run continues up to tick `--ticks`.
+    #[arg(long, value_name = "FILE")]
+    load: Option<PathBuf>,
+    /// Run the profile K times; the report keeps per-stage medians and
+    /// spread for `compare`.
+    #[arg(long, value_name = "K", allow_negative_numbers = true, value_parser = clap::value_parser!(i64).range(1..=1000))]
+    repeat: Option<i64>,
     /// Print nothing but errors (the JSON file is still written).
     #[arg(long)]
     quiet: bool,
+}
+
+/// Where to save a snapshot.
+struct SavePoint {
+    tick: u64,
+    path: PathBuf,
 }
 
 /// Runs the profile and writes the requested reports.
@@ -48,7 +69,7 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
             "embedded".to_owned(),
         ),
     };
-    // The parsers above admit only positive values in range.
+    // The parsers admit only positive values in range.
     if let Some(ticks) = args.ticks {
         profile.run.ticks = ticks as u64;
     }
@@ -60,27 +81,32 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
         .map(|threads| threads as usize)
         .or(profile.run.threads)
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from));
-    let mut sim = convoy::scenario::build(&profile, threads)
-        .map_err(|error| CliError::Setup(format!("{source}: {error}")))?;
+    let save_point = args.save_at.as_deref().map(parse_save_point).transpose()?;
+    let repeats = args.repeat.unwrap_or(1) as usize;
 
     let sampler = args
         .flamegraph
         .as_ref()
         .map(|_| start_sampler())
         .transpose()?;
-    let progress = progress_bar(profile.run.ticks, args.quiet);
-    let started = Instant::now();
-    for _ in 0..profile.run.ticks {
-        sim.step(profile.run.dt);
-        progress.inc(1);
+    let mut runs = Vec::with_capacity(repeats);
+    for _ in 0..repeats {
+        runs.push(run_once(
+            args,
+            &profile,
+            &source,
+            threads,
+            save_point.as_ref(),
+        )?);
     }
-    let wall_seconds = started.elapsed().as_secs_f64();
-    progress.finish_and_clear();
     if let (Some(path), Some(guard)) = (&args.flamegraph, sampler) {
         write_flamegraph(&guard, path)?;
     }
-
-    let report = Report::new(&profile, &source, &sim, wall_seconds);
+    let mut report = runs.swap_remove(0);
+    if repeats > 1 {
+        runs.push(report.clone());
+        report.repeat = Some(Repeat::from_runs(&runs));
+    }
     if !args.quiet {
         print_table(&report);
     }
@@ -88,6 +114,79 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
         write_json(&report, path)?;
     }
     Ok(())
+}
+
+fn parse_save_point(values: &[String]) -> Result<SavePoint, CliError> {
+    let [tick, path] = values else {
+        return Err(CliError::Setup("--save-at needs TICK and FILE".to_owned()));
+    };
+    let tick = tick
+        .parse::<u64>()
+        .ok()
+        .filter(|&tick| tick >= 1)
+        .ok_or_else(|| {
+            CliError::Setup(format!(
+                "--save-at: tick must be a whole number ≥ 1, was `{tick}`"
+            ))
+        })?;
+    Ok(SavePoint {
+        tick,
+        path: PathBuf::from(path),
+    })
+}
+
+/// Builds the world, steps it to `run.ticks` and collects its report.
+fn run_once(
+    args: &RunArgs,
+    profile: &Profile,
+    source: &str,
+    threads: usize,
+    save_point: Option<&SavePoint>,
+) -> Result<Report, CliError> {
+    let mut sim = convoy::scenario::build(profile, threads)
+        .map_err(|error| CliError::Setup(format!("{source}: {error}")))?;
+    if let Some(path) = &args.load {
+        let failed = |reason: String| CliError::Input {
+            path: path.display().to_string(),
+            reason,
+        };
+        let mut file = std::fs::File::open(path).map_err(|error| failed(error.to_string()))?;
+        sim.restore(&mut std::io::BufReader::new(&mut file))
+            .map_err(|error| failed(error.to_string()))?;
+    }
+    let every = args.checksum_every.map(|n| n as u64);
+    let mut checksums = Vec::new();
+    let remaining = profile.run.ticks.saturating_sub(sim.tick_count());
+    let progress = progress_bar(remaining, args.quiet);
+    let started = Instant::now();
+    for _ in 0..remaining {
+        sim.step(profile.run.dt);
+        progress.inc(1);
+        let tick = sim.tick_count();
+        if every.is_some_and(|every| tick.is_multiple_of(every)) {
+            checksums.push(TickChecksum {
+                tick,
+                checksum: format!("{:016x}", sim.checksum()),
+            });
+        }
+        if let Some(save) = save_point.filter(|save| save.tick == tick) {
+            save_snapshot(&sim, &save.path)?;
+        }
+    }
+    let wall_seconds = started.elapsed().as_secs_f64();
+    progress.finish_and_clear();
+    let mut report = Report::new(profile, source, &sim, wall_seconds);
+    report.checksums = checksums;
+    Ok(report)
+}
+
+fn save_snapshot(sim: &convoy::Sim, path: &PathBuf) -> Result<(), CliError> {
+    let failed = |error: std::io::Error| CliError::Output {
+        path: path.display().to_string(),
+        reason: error.to_string(),
+    };
+    let file = std::fs::File::create(path).map_err(failed)?;
+    sim.save(&mut std::io::BufWriter::new(file)).map_err(failed)
 }
 
 /// A bar on stderr while ticking; hidden when quiet or not on a terminal.
