@@ -1,0 +1,523 @@
+//! Grid A*: 8-connected, octile heuristic, no corner cutting, terrain costs;
+//! plain and expansion-bounded.
+//!
+//! The search is A* (Hart, Nilsson and Raphael, *A Formal Basis for the
+//! Heuristic Determination of Minimum Cost Paths*, 1968) over the uniform
+//! grid of Davis, *Warp Speed: Path Planning for Star Trek: Armada* (AAAI
+//! Spring Symposium 2000, "The Quadtree": "the array of cells with implicit
+//! links between every two adjacent cells, usually 8-connected. Each cell can
+//! be assigned a movement cost"). The move rules are those of the Moving AI
+//! benchmarks (Sturtevant, IEEE TCIAIG 2012): straight steps cost 1, diagonal
+//! steps √2, and a diagonal is allowed only when both side cells are free.
+//!
+//! # Costs
+//! A step costs its length times the **mean** of the multipliers of the cell
+//! it leaves and the cell it enters: half the step is walked in each. With
+//! all multipliers 1 this is the Moving AI octile length exactly. Multipliers
+//! are at least 1 ([`Mobility::validate`](super::grid::Mobility::validate)),
+//! so the octile distance is an admissible and consistent heuristic.
+//!
+//! # Determinism and memory
+//! Costs are summed in `f64`; the open list is a binary heap keyed by the
+//! bit patterns of the non-negative `f` and `g` (which order like the
+//! floats); equal `f` prefers the larger `g` (deeper node), then the lower
+//! cell index. So a query's answer depends only on the grid and the query.
+//! A [`GridPlanner`] is the reusable search context: per-cell `g`, parent and
+//! a generation stamp in one flat array, so starting a query is O(1), and a
+//! query allocates nothing once the arrays and heap have grown to the map
+//! ([`GridPlanner::find_path_into`]).
+//!
+//! # Bounded search
+//! [`GridPlanner::find_path_bounded`] stops after a node-expansion limit and
+//! returns the path to the expanded node nearest the goal by the heuristic —
+//! the partial plan a formation follows while it squeezes through a
+//! chokepoint (the bounded search of the issue's seed 003).
+
+use std::cmp::Ordering;
+use std::collections::BinaryHeap;
+use std::f64::consts::SQRT_2;
+
+use thiserror::Error;
+
+use super::grid::{BLOCKED, Cell, CostGrid};
+
+/// A path over grid cells.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Path {
+    /// Cells from start to end, both included; consecutive cells are
+    /// neighbours.
+    pub cells: Vec<Cell>,
+    /// Geometric length: straight steps 1, diagonal steps √2.
+    pub length: f64,
+    /// Cost: the length weighted by terrain multipliers (equal to `length`
+    /// where every multiplier is 1).
+    pub cost: f64,
+}
+
+/// Why no path was returned.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Error)]
+pub enum PathError {
+    /// The start or goal lies outside the map.
+    #[error("{which} ({}, {}) is outside the map", cell.x, cell.y)]
+    OffMap {
+        /// `start` or `goal`.
+        which: &'static str,
+        /// The cell.
+        cell: Cell,
+    },
+    /// The start or goal is impassable for this mobility.
+    #[error("{which} ({}, {}) is impassable", cell.x, cell.y)]
+    Blocked {
+        /// `start` or `goal`.
+        which: &'static str,
+        /// The cell.
+        cell: Cell,
+    },
+    /// Start and goal are in different regions: no path exists. Answered
+    /// from the region labels, without searching.
+    #[error("the goal is not reachable from the start")]
+    Unreachable,
+}
+
+/// The result of a bounded search.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct BoundedPath {
+    /// The path to the goal, or to the expanded node nearest it.
+    pub path: Path,
+    /// Whether `path` ends at the goal.
+    pub reached_goal: bool,
+}
+
+/// An open-list entry. `f` and `g` are non-negative finite floats stored as
+/// bits, which order like the floats themselves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Entry {
+    f: u64,
+    g: u64,
+    cell: u32,
+}
+
+impl Ord for Entry {
+    /// Greater is popped first: lower `f`, then higher `g`, then lower cell.
+    fn cmp(&self, other: &Self) -> Ordering {
+        other
+            .f
+            .cmp(&self.f)
+            .then(self.g.cmp(&other.g))
+            .then(other.cell.cmp(&self.cell))
+    }
+}
+
+impl PartialOrd for Entry {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+/// Per-cell search state; valid only where `stamp` is the current
+/// generation.
+#[derive(Clone, Copy, Debug, Default)]
+struct Node {
+    g: f64,
+    parent: u32,
+    stamp: u32,
+}
+
+/// Octile distance between padded indices.
+#[inline]
+fn octile(a: usize, b: usize, stride: usize) -> f64 {
+    let dx = (a % stride).abs_diff(b % stride);
+    let dy = (a / stride).abs_diff(b / stride);
+    let (lo, hi) = if dx < dy { (dx, dy) } else { (dy, dx) };
+    hi as f64 + (SQRT_2 - 1.0) * lo as f64
+}
+
+/// A reusable grid A* search context: working memory, keep one per thread
+/// and reuse it across queries and maps.
+#[derive(Clone, Debug, Default)]
+pub struct GridPlanner {
+    nodes: Vec<Node>,
+    generation: u32,
+    open: BinaryHeap<Entry>,
+    expanded: u32,
+}
+
+/// Where a search ended.
+struct Outcome {
+    end: usize,
+    reached_goal: bool,
+}
+
+impl GridPlanner {
+    /// An empty context; it grows to the first map it searches.
+    #[must_use]
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// A context already sized for `grid`, so even its first query on that
+    /// map does not grow the per-cell arrays.
+    #[must_use]
+    pub fn for_grid(grid: &CostGrid) -> Self {
+        let mut planner = Self::new();
+        planner.reserve(grid);
+        planner
+    }
+
+    /// Grows the per-cell arrays to `grid` (the heap grows on demand).
+    pub fn reserve(&mut self, grid: &CostGrid) {
+        if self.nodes.len() < grid.padded_len() {
+            self.nodes.resize(grid.padded_len(), Node::default());
+        }
+    }
+
+    /// Nodes expanded by the last query.
+    #[must_use]
+    pub fn expanded(&self) -> u32 {
+        self.expanded
+    }
+
+    /// The cheapest path from `start` to `goal`.
+    pub fn find_path(
+        &mut self,
+        grid: &CostGrid,
+        start: Cell,
+        goal: Cell,
+    ) -> Result<Path, PathError> {
+        let mut path = Path::default();
+        self.find_path_into(grid, start, goal, &mut path)?;
+        Ok(path)
+    }
+
+    /// [`GridPlanner::find_path`] writing into `out` (whose storage is
+    /// reused): no allocation once the context and `out` have grown.
+    /// On error `out` is left empty.
+    pub fn find_path_into(
+        &mut self,
+        grid: &CostGrid,
+        start: Cell,
+        goal: Cell,
+        out: &mut Path,
+    ) -> Result<(), PathError> {
+        let reached = self.run(grid, start, goal, u32::MAX, out)?;
+        debug_assert!(
+            reached,
+            "an unbounded search in one region reaches its goal"
+        );
+        Ok(())
+    }
+
+    /// A search that expands at most `max_expanded` nodes and returns the
+    /// path to the goal if it got there, else to the expanded node nearest
+    /// the goal by the octile heuristic (the first one found on ties). With
+    /// `max_expanded == 0` the path is just the start. An unreachable goal
+    /// is still reported as [`PathError::Unreachable`] without searching.
+    pub fn find_path_bounded(
+        &mut self,
+        grid: &CostGrid,
+        start: Cell,
+        goal: Cell,
+        max_expanded: u32,
+    ) -> Result<BoundedPath, PathError> {
+        let mut path = Path::default();
+        let reached_goal =
+            self.find_path_bounded_into(grid, start, goal, max_expanded, &mut path)?;
+        Ok(BoundedPath { path, reached_goal })
+    }
+
+    /// [`GridPlanner::find_path_bounded`] writing into `out`; returns whether
+    /// the path reaches the goal.
+    pub fn find_path_bounded_into(
+        &mut self,
+        grid: &CostGrid,
+        start: Cell,
+        goal: Cell,
+        max_expanded: u32,
+        out: &mut Path,
+    ) -> Result<bool, PathError> {
+        self.run(grid, start, goal, max_expanded, out)
+    }
+
+    fn run(
+        &mut self,
+        grid: &CostGrid,
+        start: Cell,
+        goal: Cell,
+        limit: u32,
+        out: &mut Path,
+    ) -> Result<bool, PathError> {
+        out.cells.clear();
+        out.length = 0.0;
+        out.cost = 0.0;
+        self.expanded = 0;
+        for (which, cell) in [("start", start), ("goal", goal)] {
+            if !grid.contains(cell) {
+                return Err(PathError::OffMap { which, cell });
+            }
+            if !grid.passable(cell) {
+                return Err(PathError::Blocked { which, cell });
+            }
+        }
+        if !grid.connected(start, goal) {
+            return Err(PathError::Unreachable);
+        }
+        self.reserve(grid);
+        let s = grid.index(start);
+        let t = grid.index(goal);
+        let outcome = self.search(grid, s, t, limit);
+        self.write_path(grid, outcome.end, out);
+        Ok(outcome.reached_goal)
+    }
+
+    /// Starts a new generation; every node becomes unvisited in O(1)
+    /// (O(cells) once every 2^32 queries).
+    fn next_generation(&mut self) -> u32 {
+        self.generation = self.generation.wrapping_add(1);
+        if self.generation == 0 {
+            for node in &mut self.nodes {
+                node.stamp = 0;
+            }
+            self.generation = 1;
+        }
+        self.generation
+    }
+
+    fn search(&mut self, grid: &CostGrid, s: usize, t: usize, limit: u32) -> Outcome {
+        let generation = self.next_generation();
+        let stride = grid.stride();
+        let cost = grid.costs();
+        let nodes = &mut self.nodes[..cost.len()];
+        let open = &mut self.open;
+        open.clear();
+
+        nodes[s] = Node {
+            g: 0.0,
+            parent: s as u32,
+            stamp: generation,
+        };
+        open.push(Entry {
+            f: octile(s, t, stride).to_bits(),
+            g: 0f64.to_bits(),
+            cell: s as u32,
+        });
+        let mut best = s;
+        let mut best_h = f64::INFINITY;
+        let mut expanded = 0u32;
+        // Straight neighbours first, then diagonals with their two side
+        // cells: (offset, side a, side b).
+        let st = stride as isize;
+        let straight = [-st, st, -1, 1];
+        let diagonal = [
+            (-st - 1, -st, -1),
+            (-st + 1, -st, 1),
+            (st - 1, st, -1),
+            (st + 1, st, 1),
+        ];
+
+        while let Some(entry) = open.pop() {
+            let i = entry.cell as usize;
+            let g = f64::from_bits(entry.g);
+            if g > nodes[i].g {
+                continue; // superseded by a cheaper entry
+            }
+            if expanded == limit {
+                break;
+            }
+            expanded += 1;
+            if i == t {
+                self.expanded = expanded;
+                return Outcome {
+                    end: t,
+                    reached_goal: true,
+                };
+            }
+            if limit != u32::MAX {
+                let h = octile(i, t, stride);
+                if h < best_h {
+                    best_h = h;
+                    best = i;
+                }
+            }
+            let ci = f64::from(cost[i]);
+            let mut relax = |n: usize, len: f64, nodes: &mut [Node]| {
+                let cn = cost[n];
+                if cn == BLOCKED {
+                    return;
+                }
+                let ng = g + len * (ci + f64::from(cn)) * 0.5;
+                let node = &mut nodes[n];
+                if node.stamp == generation && node.g <= ng {
+                    return;
+                }
+                *node = Node {
+                    g: ng,
+                    parent: i as u32,
+                    stamp: generation,
+                };
+                open.push(Entry {
+                    f: (ng + octile(n, t, stride)).to_bits(),
+                    g: ng.to_bits(),
+                    cell: n as u32,
+                });
+            };
+            // The blocked border keeps every offset in range.
+            for d in straight {
+                relax(i.wrapping_add_signed(d), 1.0, nodes);
+            }
+            for (d, a, b) in diagonal {
+                if cost[i.wrapping_add_signed(a)] != BLOCKED
+                    && cost[i.wrapping_add_signed(b)] != BLOCKED
+                {
+                    relax(i.wrapping_add_signed(d), SQRT_2, nodes);
+                }
+            }
+        }
+        self.expanded = expanded;
+        Outcome {
+            end: best,
+            reached_goal: best == t,
+        }
+    }
+
+    /// Writes the path ending at padded index `end` (whose node is in the
+    /// current generation) into `out`.
+    fn write_path(&self, grid: &CostGrid, end: usize, out: &mut Path) {
+        let mut i = end;
+        loop {
+            out.cells.push(grid.cell(i));
+            let parent = self.nodes[i].parent as usize;
+            if parent == i {
+                break;
+            }
+            i = parent;
+        }
+        out.cells.reverse();
+        out.cost = self.nodes[end].g;
+        out.length = out
+            .cells
+            .windows(2)
+            .map(|w| {
+                if w[0].x != w[1].x && w[0].y != w[1].y {
+                    SQRT_2
+                } else {
+                    1.0
+                }
+            })
+            .sum();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use crate::nav::grid::{GridMap, Mobility, Terrain};
+    use crate::nav::movingai::parse_map;
+
+    fn grid(rows: &[&str]) -> CostGrid {
+        let text = format!(
+            "type octile\nheight {}\nwidth {}\nmap\n{}\n",
+            rows.len(),
+            rows[0].len(),
+            rows.join("\n")
+        );
+        CostGrid::new(&parse_map(&text).unwrap(), Mobility::GROUND).unwrap()
+    }
+
+    #[test]
+    fn an_open_diagonal_costs_root_two_per_step() {
+        let g = CostGrid::new(&GridMap::open(4, 4).unwrap(), Mobility::GROUND).unwrap();
+        let p = GridPlanner::new()
+            .find_path(&g, Cell::new(0, 0), Cell::new(3, 3))
+            .unwrap();
+        assert_eq!(p.cells.len(), 4);
+        assert!((p.cost - 3.0 * SQRT_2).abs() < 1e-12);
+        assert_eq!(p.cost, p.length);
+    }
+
+    #[test]
+    fn the_path_does_not_cut_a_blocked_corner() {
+        let g = grid(&["..", "@."]);
+        let p = GridPlanner::new()
+            .find_path(&g, Cell::new(0, 0), Cell::new(1, 1))
+            .unwrap();
+        assert_eq!(
+            p.cells,
+            vec![Cell::new(0, 0), Cell::new(1, 0), Cell::new(1, 1)]
+        );
+        assert_eq!(p.cost, 2.0);
+    }
+
+    #[test]
+    fn swamp_is_avoided_when_a_detour_is_cheaper() {
+        let g = grid(&[".....", "..S..", "....."]);
+        let p = GridPlanner::new()
+            .find_path(&g, Cell::new(0, 1), Cell::new(4, 1))
+            .unwrap();
+        assert!(!p.cells.contains(&Cell::new(2, 1)), "{:?}", p.cells);
+        assert!((p.cost - (2.0 + 2.0 * SQRT_2)).abs() < 1e-12);
+    }
+
+    #[test]
+    fn unreachable_goals_are_answered_without_expanding() {
+        let g = grid(&[".@.", ".@.", ".@."]);
+        let mut planner = GridPlanner::new();
+        let err = planner.find_path(&g, Cell::new(0, 0), Cell::new(2, 2));
+        assert_eq!(err, Err(PathError::Unreachable));
+        assert_eq!(planner.expanded(), 0);
+    }
+
+    #[test]
+    fn bad_endpoints_are_typed_errors() {
+        let g = grid(&[".@"]);
+        let mut planner = GridPlanner::new();
+        assert_eq!(
+            planner.find_path(&g, Cell::new(0, 0), Cell::new(5, 0)),
+            Err(PathError::OffMap {
+                which: "goal",
+                cell: Cell::new(5, 0)
+            })
+        );
+        assert_eq!(
+            planner.find_path(&g, Cell::new(1, 0), Cell::new(0, 0)),
+            Err(PathError::Blocked {
+                which: "start",
+                cell: Cell::new(1, 0)
+            })
+        );
+    }
+
+    #[test]
+    fn a_bounded_search_stops_at_its_limit_nearer_the_goal() {
+        let g = CostGrid::new(&GridMap::open(40, 1).unwrap(), Mobility::GROUND).unwrap();
+        let mut planner = GridPlanner::new();
+        let b = planner
+            .find_path_bounded(&g, Cell::new(0, 0), Cell::new(39, 0), 10)
+            .unwrap();
+        assert!(!b.reached_goal);
+        assert_eq!(planner.expanded(), 10);
+        assert_eq!(b.path.cells.last(), Some(&Cell::new(9, 0)));
+        let zero = planner
+            .find_path_bounded(&g, Cell::new(3, 0), Cell::new(39, 0), 0)
+            .unwrap();
+        assert_eq!(zero.path.cells, vec![Cell::new(3, 0)]);
+    }
+
+    #[test]
+    fn a_reused_context_gives_the_same_answers() {
+        let mut map = GridMap::open(30, 30).unwrap();
+        for y in 0..25 {
+            map.set(Cell::new(15, y), Terrain::Blocked);
+        }
+        let g = CostGrid::new(&map, Mobility::GROUND).unwrap();
+        let mut fresh_answers = Vec::new();
+        let mut reused = GridPlanner::new();
+        let mut reused_answers = Vec::new();
+        for (a, b) in [((0, 0), (29, 0)), ((3, 7), (20, 2)), ((0, 0), (29, 0))] {
+            let (a, b) = (Cell::new(a.0, a.1), Cell::new(b.0, b.1));
+            fresh_answers.push(GridPlanner::new().find_path(&g, a, b).unwrap());
+            reused_answers.push(reused.find_path(&g, a, b).unwrap());
+        }
+        assert_eq!(fresh_answers, reused_answers);
+    }
+}
