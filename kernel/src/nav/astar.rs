@@ -123,13 +123,20 @@ struct Node {
     stamp: u32,
 }
 
+/// Octile distance for coordinate differences `dx`, `dy`.
+#[inline]
+fn octile_d(dx: usize, dy: usize) -> f64 {
+    let (lo, hi) = if dx < dy { (dx, dy) } else { (dy, dx) };
+    hi as f64 + (SQRT_2 - 1.0) * lo as f64
+}
+
 /// Octile distance between padded indices.
 #[inline]
 fn octile(a: usize, b: usize, stride: usize) -> f64 {
-    let dx = (a % stride).abs_diff(b % stride);
-    let dy = (a / stride).abs_diff(b / stride);
-    let (lo, hi) = if dx < dy { (dx, dy) } else { (dy, dx) };
-    hi as f64 + (SQRT_2 - 1.0) * lo as f64
+    octile_d(
+        (a % stride).abs_diff(b % stride),
+        (a / stride).abs_diff(b / stride),
+    )
 }
 
 /// A reusable grid A* search context: working memory, keep one per thread
@@ -303,15 +310,16 @@ impl GridPlanner {
         let mut best = s;
         let mut best_h = f64::INFINITY;
         let mut expanded = 0u32;
-        // Straight neighbours first, then diagonals with their two side
-        // cells: (offset, side a, side b).
+        let (tx, ty) = (t % stride, t / stride);
         let st = stride as isize;
-        let straight = [-st, st, -1, 1];
+        // Straight neighbours: (offset, dx, dy).
+        let straight = [(-st, 0, -1), (st, 0, 1), (-1, -1, 0), (1, 1, 0)];
+        // Diagonals with the offsets of their two side cells.
         let diagonal = [
-            (-st - 1, -st, -1),
-            (-st + 1, -st, 1),
-            (st - 1, st, -1),
-            (st + 1, st, 1),
+            (-st - 1, -st, -1, -1, -1),
+            (-st + 1, -st, 1, 1, -1),
+            (st - 1, st, -1, -1, 1),
+            (st + 1, st, 1, 1, 1),
         ];
 
         while let Some(entry) = open.pop() {
@@ -331,15 +339,19 @@ impl GridPlanner {
                     reached_goal: true,
                 };
             }
+            // One division per expansion; neighbours' coordinates follow.
+            let (x, y) = (i % stride, i / stride);
             if limit != u32::MAX {
-                let h = octile(i, t, stride);
+                let h = octile_d(x.abs_diff(tx), y.abs_diff(ty));
                 if h < best_h {
                     best_h = h;
                     best = i;
                 }
             }
             let ci = f64::from(cost[i]);
-            let mut relax = |n: usize, len: f64, nodes: &mut [Node]| {
+            let mut relax = |d: isize, dx: isize, dy: isize, len: f64, nodes: &mut [Node]| {
+                // The blocked border keeps every offset in range.
+                let n = i.wrapping_add_signed(d);
                 let cn = cost[n];
                 if cn == BLOCKED {
                     return;
@@ -354,21 +366,24 @@ impl GridPlanner {
                     parent: i as u32,
                     stamp: generation,
                 };
+                let h = octile_d(
+                    x.wrapping_add_signed(dx).abs_diff(tx),
+                    y.wrapping_add_signed(dy).abs_diff(ty),
+                );
                 open.push(Entry {
-                    f: (ng + octile(n, t, stride)).to_bits(),
+                    f: (ng + h).to_bits(),
                     g: ng.to_bits(),
                     cell: n as u32,
                 });
             };
-            // The blocked border keeps every offset in range.
-            for d in straight {
-                relax(i.wrapping_add_signed(d), 1.0, nodes);
+            for (d, dx, dy) in straight {
+                relax(d, dx, dy, 1.0, nodes);
             }
-            for (d, a, b) in diagonal {
+            for (d, a, b, dx, dy) in diagonal {
                 if cost[i.wrapping_add_signed(a)] != BLOCKED
                     && cost[i.wrapping_add_signed(b)] != BLOCKED
                 {
-                    relax(i.wrapping_add_signed(d), SQRT_2, nodes);
+                    relax(d, dx, dy, SQRT_2, nodes);
                 }
             }
         }
