@@ -6,6 +6,8 @@
 //!   formats, with typed errors naming file and line.
 //! - [`astar`]: grid A* (8-connected, octile, no corner cutting, terrain
 //!   costs), plain and expansion-bounded, with a reusable search context.
+//! - [`batch`]: many grid queries across the rayon pool, one search context
+//!   per worker, answers in request order whatever the thread count.
 //! - [`regions`]: connected-region labels, so unreachable goals cost nothing.
 //! - [`queue`]: the time-sliced request queue (time-slicing against the stage
 //!   budget, carrying unfinished requests to the next tick). It still answers
@@ -13,12 +15,14 @@
 //!   the `paths` stage's job.
 
 pub mod astar;
+pub mod batch;
 pub mod grid;
 pub mod movingai;
 pub mod queue;
 pub mod regions;
 
 pub use astar::{BoundedPath, GridPlanner, Path, PathError};
+pub use batch::{BatchPlanner, GridAnswer, GridQuery, plan_batch};
 pub use grid::{Cell, CostGrid, GridError, GridMap, Mobility, MobilityError, Terrain};
 pub use movingai::{
     MapError, MapParseError, ScenError, ScenParseError, Scenario, check_scenarios, load_map,
