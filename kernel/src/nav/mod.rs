@@ -8,6 +8,8 @@
 //!   costs), plain and expansion-bounded, with a reusable search context.
 //! - [`batch`]: many grid queries across the rayon pool, one search context
 //!   per worker, answers in request order whatever the thread count.
+//! - [`quadtree`]: the Armada quadtree (Davis 2000): decomposition, neighbour
+//!   graph, leaf A* and two-step rubber-banding.
 //! - [`regions`]: connected-region labels, so unreachable goals cost nothing.
 //! - [`queue`]: the time-sliced request queue (time-slicing against the stage
 //!   budget, carrying unfinished requests to the next tick). It still answers
@@ -18,6 +20,7 @@ pub mod astar;
 pub mod batch;
 pub mod grid;
 pub mod movingai;
+pub mod quadtree;
 pub mod queue;
 pub mod regions;
 
@@ -28,5 +31,6 @@ pub use movingai::{
     MapError, MapParseError, ScenError, ScenParseError, Scenario, check_scenarios, load_map,
     load_scen, parse_map, parse_scen,
 };
+pub use quadtree::{Leaf, QuadPath, QuadPlanner, Quadtree, QuadtreeError, supercover};
 pub use queue::{PathQueue, PathRequest, ServeStats};
 pub use regions::RegionLabels;
