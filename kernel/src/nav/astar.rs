@@ -18,10 +18,18 @@
 //! so the octile distance is an admissible and consistent heuristic.
 //!
 //! # Determinism and memory
-//! Costs are summed in `f64`; the open list is a binary heap keyed by the
-//! bit patterns of the non-negative `f` and `g` (which order like the
-//! floats); equal `f` prefers the larger `g` (deeper node), then the lower
-//! cell index. So a query's answer depends only on the grid and the query.
+//! Costs are summed in `f64`. The open list is an indexed binary heap (an
+//! improved cell moves up in place: no stale duplicates) keyed by `f`
+//! rounded to a multiple of [`F_QUANTUM`] (2^-24), then the larger `g`
+//! (deeper node), then the lower cell index. The rounding matters: on an open
+//! grid every cell of the parallelogram between start and goal has the same
+//! octile `f`, but sums of 1s and √2s reach it with different rounding
+//! errors, so comparing raw floats lets that noise — not depth — break the
+//! ties, and the search floods the whole plateau. With rounded keys the
+//! deeper node wins and the search runs straight to the goal. The price is
+//! that a returned cost may exceed the optimum by at most [`F_QUANTUM`]
+//! (6e-8), far below the Moving AI tolerance (1e-6 plus one printed unit).
+//! So a query's answer depends only on the grid and the query.
 //! A [`GridPlanner`] is the reusable search context: per-cell `g`, parent and
 //! a generation stamp in one flat array, so starting a query is O(1), and a
 //! query allocates nothing once the arrays and heap have grown to the map
@@ -33,8 +41,6 @@
 //! the partial plan a formation follows while it squeezes through a
 //! chokepoint (the bounded search of the seed 003).
 
-use std::cmp::Ordering;
-use std::collections::BinaryHeap;
 use std::f64::consts::SQRT_2;
 
 use thiserror::Error;
@@ -88,8 +94,18 @@ pub struct BoundedPath {
     pub reached_goal: bool,
 }
 
-/// An open-list entry. `f` and `g` are non-negative finite floats stored as
-/// bits, which order like the floats themselves.
+/// Granularity of the `f` keys of the open list (see the module docs): a
+/// returned cost is at most this much above the optimum.
+pub const F_QUANTUM: f64 = 1.0 / (1u64 << 24) as f64;
+
+/// `f` as an open-list key: the nearest multiple of [`F_QUANTUM`].
+#[inline]
+fn f_key(f: f64) -> u64 {
+    (f * (1u64 << 24) as f64).round() as u64
+}
+
+/// An open-list entry: `f` key, and `g` as the bits of a non-negative float
+/// (which order like the float itself).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Entry {
     f: u64,
@@ -97,22 +113,17 @@ struct Entry {
     cell: u32,
 }
 
-impl Ord for Entry {
-    /// Greater is popped first: lower `f`, then higher `g`, then lower cell.
-    fn cmp(&self, other: &Self) -> Ordering {
-        other
-            .f
-            .cmp(&self.f)
-            .then(self.g.cmp(&other.g))
-            .then(other.cell.cmp(&self.cell))
+impl Entry {
+    /// Whether `self` is popped before `other`: lower `f`, then higher `g`,
+    /// then lower cell.
+    #[inline]
+    fn before(&self, other: &Self) -> bool {
+        (self.f, !self.g, self.cell) < (other.f, !other.g, other.cell)
     }
 }
 
-impl PartialOrd for Entry {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
+/// `Node::slot` of a cell that is not on the open list.
+const NOT_OPEN: u32 = u32::MAX;
 
 /// Per-cell search state; valid only where `stamp` is the current
 /// generation.
@@ -121,6 +132,96 @@ struct Node {
     g: f64,
     parent: u32,
     stamp: u32,
+    /// Position on the open list, or [`NOT_OPEN`].
+    slot: u32,
+}
+
+/// The open list: a binary min-heap of entries whose cells record their
+/// position (`Node::slot`), so an improved cell moves up in place instead of
+/// leaving a stale duplicate behind (stale pops were 45% of all pops on
+/// 64room_000).
+#[derive(Clone, Debug, Default)]
+struct OpenList {
+    items: Vec<Entry>,
+}
+
+impl OpenList {
+    fn clear(&mut self) {
+        self.items.clear();
+    }
+
+    fn place(&mut self, pos: usize, entry: Entry, nodes: &mut [Node]) {
+        self.items[pos] = entry;
+        nodes[entry.cell as usize].slot = pos as u32;
+    }
+
+    fn sift_up(&mut self, mut pos: usize, nodes: &mut [Node]) {
+        let entry = self.items[pos];
+        while pos > 0 {
+            let parent = (pos - 1) / 2;
+            if !entry.before(&self.items[parent]) {
+                break;
+            }
+            let moved = self.items[parent];
+            self.place(pos, moved, nodes);
+            pos = parent;
+        }
+        self.place(pos, entry, nodes);
+    }
+
+    fn sift_down(&mut self, mut pos: usize, nodes: &mut [Node]) {
+        let entry = self.items[pos];
+        let len = self.items.len();
+        loop {
+            let left = 2 * pos + 1;
+            if left >= len {
+                break;
+            }
+            let right = left + 1;
+            let child = if right < len && self.items[right].before(&self.items[left]) {
+                right
+            } else {
+                left
+            };
+            if !self.items[child].before(&entry) {
+                break;
+            }
+            let moved = self.items[child];
+            self.place(pos, moved, nodes);
+            pos = child;
+        }
+        self.place(pos, entry, nodes);
+    }
+
+    /// Adds `entry`, or moves its cell's existing entry (at `open_slot`) up
+    /// to it.
+    fn push_or_improve(&mut self, entry: Entry, open_slot: Option<u32>, nodes: &mut [Node]) {
+        let pos = match open_slot {
+            Some(slot) => {
+                self.items[slot as usize] = entry;
+                slot as usize
+            }
+            None => {
+                self.items.push(entry);
+                self.items.len() - 1
+            }
+        };
+        self.sift_up(pos, nodes);
+    }
+
+    fn pop(&mut self, nodes: &mut [Node]) -> Option<Entry> {
+        let last = self.items.pop()?;
+        let top = if self.items.is_empty() {
+            last
+        } else {
+            let top = self.items[0];
+            self.items[0] = last;
+            self.sift_down(0, nodes);
+            top
+        };
+        nodes[top.cell as usize].slot = NOT_OPEN;
+        Some(top)
+    }
 }
 
 /// Octile distance for coordinate differences `dx`, `dy`.
@@ -145,7 +246,7 @@ fn octile(a: usize, b: usize, stride: usize) -> f64 {
 pub struct GridPlanner {
     nodes: Vec<Node>,
     generation: u32,
-    open: BinaryHeap<Entry>,
+    open: OpenList,
     expanded: u32,
 }
 
@@ -301,12 +402,14 @@ impl GridPlanner {
             g: 0.0,
             parent: s as u32,
             stamp: generation,
+            slot: NOT_OPEN,
         };
-        open.push(Entry {
-            f: octile(s, t, stride).to_bits(),
+        let first = Entry {
+            f: f_key(octile(s, t, stride)),
             g: 0f64.to_bits(),
             cell: s as u32,
-        });
+        };
+        open.push_or_improve(first, None, nodes);
         let mut best = s;
         let mut best_h = f64::INFINITY;
         let mut expanded = 0u32;
@@ -322,12 +425,9 @@ impl GridPlanner {
             (st + 1, st, 1, 1, 1),
         ];
 
-        while let Some(entry) = open.pop() {
+        while let Some(entry) = open.pop(nodes) {
             let i = entry.cell as usize;
             let g = f64::from_bits(entry.g);
-            if g > nodes[i].g {
-                continue; // superseded by a cheaper entry
-            }
             if expanded == limit {
                 break;
             }
@@ -358,23 +458,29 @@ impl GridPlanner {
                 }
                 let ng = g + len * (ci + f64::from(cn)) * 0.5;
                 let node = &mut nodes[n];
-                if node.stamp == generation && node.g <= ng {
+                let seen = node.stamp == generation;
+                if seen && node.g <= ng {
                     return;
                 }
+                // A closed cell found cheaper (float noise within the key
+                // quantum) is reopened.
+                let open_slot = (seen && node.slot != NOT_OPEN).then_some(node.slot);
                 *node = Node {
                     g: ng,
                     parent: i as u32,
                     stamp: generation,
+                    slot: NOT_OPEN,
                 };
                 let h = octile_d(
                     x.wrapping_add_signed(dx).abs_diff(tx),
                     y.wrapping_add_signed(dy).abs_diff(ty),
                 );
-                open.push(Entry {
-                    f: (ng + h).to_bits(),
+                let entry = Entry {
+                    f: f_key(ng + h),
                     g: ng.to_bits(),
                     cell: n as u32,
-                });
+                };
+                open.push_or_improve(entry, open_slot, nodes);
             };
             for (d, dx, dy) in straight {
                 relax(d, dx, dy, 1.0, nodes);
