@@ -667,6 +667,41 @@ mod tests {
     }
 
     #[test]
+    fn a_unit_inside_an_impassable_cell_plans_its_way_out_but_nobody_plans_in() {
+        let mut map = GridMap::open(8, 8).unwrap();
+        for y in 0..4 {
+            for x in 0..4 {
+                map.set(Cell::new(x, y), Terrain::Blocked);
+            }
+        }
+        let grid = CostGrid::new(&map, Mobility::GROUND).unwrap();
+        let tree = Quadtree::new(&grid).unwrap();
+        let blocked = tree.leaf_of(Cell::new(1, 1)).unwrap();
+        assert!(!tree.leaves()[blocked].passable());
+        assert!(!tree.links_of(blocked).is_empty(), "links lead out");
+        for leaf in 0..tree.leaf_count() {
+            assert!(
+                tree.links_of(leaf)
+                    .iter()
+                    .all(|l| l.leaf as usize != blocked),
+                "no link leads in"
+            );
+        }
+        let mut planner = QuadPlanner::new();
+        let out = planner
+            .find_path(&grid, &tree, Cell::new(1, 1), Cell::new(6, 6))
+            .unwrap();
+        assert_eq!(out.points.last(), Some(&Cell::new(6, 6)));
+        assert_eq!(
+            planner.find_path(&grid, &tree, Cell::new(6, 6), Cell::new(1, 1)),
+            Err(PathError::Blocked {
+                which: "goal",
+                cell: Cell::new(1, 1)
+            })
+        );
+    }
+
+    #[test]
     fn supercover_visits_both_sides_of_a_corner_crossing() {
         let mut seen = Vec::new();
         supercover(Cell::new(0, 0), Cell::new(1, 1), |c| {
