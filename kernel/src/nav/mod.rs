@@ -1,10 +1,36 @@
 //! Navigation: maps, planners and the path-request queue of the `paths` stage.
 //!
-//! Until the grid, quadtree and visibility-graph planners land, the only map
-//! is the open field, where the straight line is the shortest path; the queue
-//! machinery (time-slicing against the stage budget, carrying unfinished
-//! requests to the next tick) is already the real one.
+//! - [`grid`]: terrain maps ([`GridMap`]) and what one movement mode sees of
+//!   them ([`CostGrid`]: per-cell cost multipliers and connected regions).
+//! - [`movingai`]: loaders for the Moving AI `.map` and `.scen` benchmark
+//!   formats, with typed errors naming file and line.
+//! - [`astar`]: grid A* (8-connected, octile, no corner cutting, terrain
+//!   costs), plain and expansion-bounded, with a reusable search context.
+//! - [`batch`]: many grid queries across the rayon pool, one search context
+//!   per worker, answers in request order whatever the thread count.
+//! - [`quadtree`]: the Armada quadtree (Davis 2000): decomposition, neighbour
+//!   graph, leaf A* and two-step rubber-banding.
+//! - [`regions`]: connected-region labels, so unreachable goals cost nothing.
+//! - [`queue`]: the time-sliced request queue (time-slicing against the stage
+//!   budget, carrying unfinished requests to the next tick). It still answers
+//!   with the straight line of the open field; wiring it to the planners is
+//!   the `paths` stage's job.
 
+pub mod astar;
+pub mod batch;
+pub mod grid;
+pub mod movingai;
+pub mod quadtree;
 pub mod queue;
+pub mod regions;
 
+pub use astar::{BoundedPath, GridPlanner, Path, PathError};
+pub use batch::{BatchPlanner, GridAnswer, GridQuery, plan_batch};
+pub use grid::{Cell, CostGrid, GridError, GridMap, Mobility, MobilityError, Terrain};
+pub use movingai::{
+    MapError, MapParseError, ScenError, ScenParseError, Scenario, check_scenarios, load_map,
+    load_scen, parse_map, parse_scen,
+};
+pub use quadtree::{Leaf, QuadPath, QuadPlanner, Quadtree, QuadtreeError, supercover};
 pub use queue::{PathQueue, PathRequest, ServeStats};
+pub use regions::RegionLabels;

@@ -1,0 +1,76 @@
+//! Batched planning gives the one-at-a-time answers, in request order, with
+//! one and with two threads.
+
+use convoy::nav::{
+    BatchPlanner, Cell, CostGrid, GridAnswer, GridPlanner, GridQuery, Mobility, Path, load_map,
+    load_scen,
+};
+
+fn one_at_a_time(grid: &CostGrid, queries: &[GridQuery]) -> Vec<GridAnswer> {
+    let mut planner = GridPlanner::new();
+    queries
+        .iter()
+        .map(|q| {
+            let mut path = Path::default();
+            let result =
+                planner.find_path_bounded_into(grid, q.start, q.goal, q.max_expanded, &mut path);
+            GridAnswer {
+                result,
+                path,
+                expanded: planner.expanded(),
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn batched_answers_equal_sequential_answers_with_one_and_two_threads() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/data/movingai");
+    let map = load_map(format!("{dir}/arena2.map")).expect("arena2.map loads");
+    let grid = CostGrid::new(&map, Mobility::GROUND).expect("ground mobility is valid");
+    let scenarios = load_scen(format!("{dir}/arena2.map.scen")).expect("arena2 scen loads");
+    let mut queries: Vec<GridQuery> = scenarios
+        .iter()
+        .map(|s| GridQuery::new(s.start, s.goal))
+        .collect();
+    // Bounded, blocked, off-map and reversed queries mixed in.
+    let extra: Vec<GridQuery> = scenarios
+        .iter()
+        .enumerate()
+        .map(|(i, s)| match i % 4 {
+            0 => GridQuery::new(s.goal, s.start).bounded(i as u32 % 97),
+            1 => GridQuery::new(s.start, Cell::new(0, 0)),
+            2 => GridQuery::new(s.start, Cell::new(grid.width(), 3)),
+            _ => GridQuery::new(s.goal, s.start),
+        })
+        .collect();
+    queries.extend(extra);
+
+    let expected = one_at_a_time(&grid, &queries);
+    assert!(expected.iter().filter(|a| a.result == Ok(true)).count() > scenarios.len());
+    assert!(
+        expected.iter().any(|a| a.result == Ok(false)),
+        "some bounded query stops early"
+    );
+    assert!(
+        expected.iter().any(|a| a.result.is_err()),
+        "some query has no path"
+    );
+
+    for threads in [1, 2] {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .expect("a rayon pool can be built");
+        let mut planner = BatchPlanner::new();
+        let mut answers = Vec::new();
+        // Twice: the second batch reuses contexts and path buffers.
+        for round in 0..2 {
+            pool.install(|| planner.plan(&grid, &queries, &mut answers));
+            assert_eq!(answers.len(), queries.len());
+            for (i, (got, want)) in answers.iter().zip(&expected).enumerate() {
+                assert_eq!(got, want, "query {i}, {threads} threads, round {round}");
+            }
+        }
+    }
+}
