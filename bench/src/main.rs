@@ -5,6 +5,7 @@ mod compare;
 mod machine;
 mod report;
 mod run;
+mod scen;
 
 use std::process::ExitCode;
 
@@ -26,6 +27,8 @@ enum Command {
     /// Compare two JSON reports stage by stage; exit code 1 when a stage's
     /// p50 regressed past the threshold beyond the runs' noise.
     Compare(compare::CompareArgs),
+    /// Plan every line of a Moving AI scenario file and check the answers.
+    Scen(scen::ScenArgs),
     /// Print JSON reports as a Markdown table (stage × report, p50 and p99).
     Table {
         /// Reports written by `run --json`, one column pair each.
@@ -83,6 +86,11 @@ fn main() -> ExitCode {
             Err(error) => Err(error),
         },
         Command::Run(args) => run::run(&args),
+        Command::Scen(args) => match scen::scen(&args) {
+            Ok(true) => Ok(()),
+            Ok(false) => return ExitCode::from(1),
+            Err(error) => Err(error),
+        },
         Command::Table { reports } => reports
             .iter()
             .map(|path| report::read_json(path))

@@ -187,3 +187,94 @@ fn bad_command_line_counts_are_named() {
     assert_refused(&convoy_bench(&["run", "--ticks", "-5"]), &["--ticks"]);
     assert_refused(&convoy_bench(&["run", "--threads", "0"]), &["--threads"]);
 }
+
+fn movingai(file: &str) -> String {
+    format!(
+        "{}/../../shared/data/movingai/{file}",
+        env!("CARGO_MANIFEST_DIR")
+    )
+}
+
+#[test]
+fn scen_reproduces_every_optimal_length_of_a_real_benchmark_map() {
+    let json = temp_path("scen.json");
+    let csv = temp_path("scen.csv");
+    let output = convoy_bench(&[
+        "scen",
+        &movingai("arena.map"),
+        &movingai("arena.map.scen"),
+        "--json",
+        json.to_str().unwrap(),
+        "--csv",
+        csv.to_str().unwrap(),
+    ]);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let lines = std::fs::read_to_string(movingai("arena.map.scen"))
+        .unwrap()
+        .lines()
+        .skip(1)
+        .filter(|l| !l.trim().is_empty())
+        .count();
+    assert_eq!(summary["queries"], lines);
+    assert_eq!(summary["mismatches"], 0);
+    assert_eq!(summary["invalid"], 0);
+    assert_eq!(summary["backend"], "grid");
+    for key in [
+        "unreachable",
+        "mean_us",
+        "p99_us",
+        "queries_per_s",
+        "length_ratio_mean",
+        "length_ratio_max",
+        "threads",
+    ] {
+        assert!(summary[key].is_number(), "{key} missing");
+    }
+    let rows = std::fs::read_to_string(&csv).unwrap().lines().count();
+    assert_eq!(rows, lines + 1, "one CSV row per query plus the header");
+}
+
+#[test]
+fn scen_with_the_quadtree_backend_finds_only_valid_paths() {
+    let json = temp_path("scen-quadtree.json");
+    let output = convoy_bench(&[
+        "scen",
+        &movingai("arena.map"),
+        &movingai("arena.map.scen"),
+        "--backend",
+        "quadtree",
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(summary["invalid"], 0);
+    assert!(summary["length_ratio_mean"].as_f64().unwrap() < 1.1);
+}
+
+#[test]
+fn scen_refuses_a_malformed_map_and_a_scenario_for_another_map() {
+    let bad_map = temp_path("bad.map");
+    std::fs::write(&bad_map, "type octile\nheight 2\nwidth 2\nmap\n..\n.X\n").unwrap();
+    let path = bad_map.to_str().unwrap();
+    assert_refused(
+        &convoy_bench(&["scen", path, &movingai("arena.map.scen")]),
+        &[path],
+    );
+    let scen = movingai("arena2.map.scen");
+    assert_refused(
+        &convoy_bench(&["scen", &movingai("arena.map"), &scen]),
+        &[&scen, "line"],
+    );
+}
