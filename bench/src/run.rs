@@ -1,7 +1,7 @@
 //! `convoy-bench run`: load a profile, build its world, step it, report.
 
 use std::io::IsTerminal;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use clap::Args;
@@ -180,7 +180,7 @@ fn run_once(
     Ok(report)
 }
 
-fn save_snapshot(sim: &convoy::Sim, path: &PathBuf) -> Result<(), CliError> {
+fn save_snapshot(sim: &convoy::Sim, path: &Path) -> Result<(), CliError> {
     let failed = |error: std::io::Error| CliError::Output {
         path: path.display().to_string(),
         reason: error.to_string(),
@@ -209,7 +209,7 @@ fn start_sampler() -> Result<pprof::ProfilerGuard<'static>, CliError> {
         .map_err(|error| CliError::Setup(format!("cannot start the pprof sampler: {error}")))
 }
 
-fn write_flamegraph(guard: &pprof::ProfilerGuard<'_>, path: &PathBuf) -> Result<(), CliError> {
+fn write_flamegraph(guard: &pprof::ProfilerGuard<'_>, path: &Path) -> Result<(), CliError> {
     let failed = |reason: String| CliError::Output {
         path: path.display().to_string(),
         reason,

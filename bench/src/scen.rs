@@ -8,7 +8,7 @@
 //! last printed decimal, plus 1e-6).
 
 use std::fmt::Write as _;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use clap::{Args, ValueEnum};
@@ -145,7 +145,7 @@ pub fn scen(args: &ScenArgs) -> Result<bool, CliError> {
     Ok(!grid_mismatch && summary.invalid == 0)
 }
 
-fn output(path: &PathBuf, reason: String) -> CliError {
+fn output(path: &Path, reason: String) -> CliError {
     CliError::Output {
         path: path.display().to_string(),
         reason,
@@ -259,7 +259,7 @@ fn summarise(
     }
 }
 
-fn print_summary(summary: &Summary, map: &PathBuf) {
+fn print_summary(summary: &Summary, map: &Path) {
     println!(
         "{} ({:?} backend, {} threads)",
         map.display(),
@@ -287,7 +287,7 @@ fn print_summary(summary: &Summary, map: &PathBuf) {
     println!("  queries per s     {:.0}", summary.queries_per_s);
 }
 
-fn write_csv(path: &PathBuf, scenarios: &[Scenario], answers: &[Answer]) -> Result<(), CliError> {
+fn write_csv(path: &Path, scenarios: &[Scenario], answers: &[Answer]) -> Result<(), CliError> {
     let mut text = String::from(
         "index,start_x,start_y,goal_x,goal_y,expected_length,found_length,microseconds,expanded\n",
     );

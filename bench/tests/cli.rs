@@ -278,3 +278,221 @@ fn scen_refuses_a_malformed_map_and_a_scenario_for_another_map() {
         &[&scen, "line"],
     );
 }
+
+#[test]
+fn two_processes_running_each_shipped_profile_record_the_same_checksums() {
+    let dir = format!("{}/../profiles", env!("CARGO_MANIFEST_DIR"));
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let profile = entry.unwrap().path();
+        let checksums = |run: &str| {
+            let json = temp_path(&format!(
+                "{}-{run}.json",
+                profile.file_stem().unwrap().to_string_lossy()
+            ));
+            let output = convoy_bench(&[
+                "run",
+                profile.to_str().unwrap(),
+                "--quiet",
+                "--units",
+                "1000",
+                "--ticks",
+                "200",
+                "--checksum-every",
+                "50",
+                "--json",
+                json.to_str().unwrap(),
+            ]);
+            assert!(
+                output.status.success(),
+                "{}",
+                String::from_utf8_lossy(&output.stderr)
+            );
+            let report: serde_json::Value =
+                serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+            report["checksums"].clone()
+        };
+        let first = checksums("a");
+        assert_eq!(first.as_array().unwrap().len(), 4);
+        assert_eq!(first, checksums("b"), "{}", profile.display());
+    }
+}
+
+#[test]
+fn a_run_loaded_from_a_snapshot_matches_the_uninterrupted_run() {
+    let snapshot = temp_path("run.snap");
+    let full = temp_path("full.json");
+    let resumed = temp_path("resumed.json");
+    let common = [
+        "--quiet",
+        "--units",
+        "1500",
+        "--ticks",
+        "120",
+        "--checksum-every",
+        "20",
+    ];
+    let mut args = vec!["run"];
+    args.extend(common);
+    args.extend([
+        "--save-at",
+        "60",
+        snapshot.to_str().unwrap(),
+        "--json",
+        full.to_str().unwrap(),
+    ]);
+    assert!(convoy_bench(&args).status.success());
+    let mut args = vec!["run"];
+    args.extend(common);
+    args.extend([
+        "--load",
+        snapshot.to_str().unwrap(),
+        "--json",
+        resumed.to_str().unwrap(),
+    ]);
+    let output = convoy_bench(&args);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let read = |path: &PathBuf| -> serde_json::Value {
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+    };
+    let (full, resumed) = (read(&full), read(&resumed));
+    let after_60: Vec<_> = full["checksums"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["tick"].as_u64() > Some(60))
+        .cloned()
+        .collect();
+    assert_eq!(after_60.len(), 3);
+    assert_eq!(resumed["checksums"].as_array().unwrap(), &after_60);
+    assert_eq!(full["checksum"], resumed["checksum"]);
+}
+
+#[test]
+fn a_damaged_snapshot_is_refused_with_exit_code_two() {
+    let snapshot = temp_path("damaged.snap");
+    std::fs::write(&snapshot, b"CONVOYSN\x01\x00\x00\x00garbage").unwrap();
+    let path = snapshot.to_str().unwrap();
+    assert_refused(
+        &convoy_bench(&["run", "--ticks", "5", "--units", "100", "--load", path]),
+        &[path],
+    );
+}
+
+/// A report from a real short run, with every p50 (and repeat spread) set
+/// from `p50_of(stage)`.
+fn synthetic_report(name: &str, p50_of: impl Fn(&str) -> f64, spread: f64) -> PathBuf {
+    let json = temp_path(&format!("{name}.json"));
+    let output = convoy_bench(&[
+        "run",
+        "--quiet",
+        "--ticks",
+        "3",
+        "--units",
+        "200",
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    assert!(output.status.success());
+    let mut report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let mut spreads = Vec::new();
+    let serde_json::Value::Object(fields) = &mut report else {
+        panic!("report is an object")
+    };
+    let mut tick = fields.remove("tick").unwrap();
+    for stage in fields["stages"]
+        .as_array_mut()
+        .unwrap()
+        .iter_mut()
+        .chain([&mut tick])
+    {
+        let stage_name = stage["name"].as_str().unwrap().to_owned();
+        let p50 = p50_of(&stage_name);
+        stage["p50_ms"] = p50.into();
+        spreads.push(serde_json::json!({
+            "name": stage_name, "p50_ms_median": p50, "p50_ms_min": p50 * (1.0 - spread), "p50_ms_max": p50 * (1.0 + spread)
+        }));
+    }
+    fields.insert("tick".to_owned(), tick);
+    report["repeat"] = serde_json::json!({ "runs": 5, "stages": spreads });
+    std::fs::write(&json, report.to_string()).unwrap();
+    json
+}
+
+#[test]
+fn compare_flags_a_twenty_percent_slowdown_of_one_stage_and_passes_a_rerun() {
+    let base = synthetic_report("base", |_| 1.0, 0.03);
+    let rerun = synthetic_report(
+        "rerun",
+        |stage| if stage == "steering" { 1.02 } else { 0.99 },
+        0.03,
+    );
+    let slower = synthetic_report(
+        "slower",
+        |stage| if stage == "steering" { 1.2 } else { 1.0 },
+        0.03,
+    );
+    let compare = |new: &PathBuf| {
+        convoy_bench(&[
+            "compare",
+            base.to_str().unwrap(),
+            new.to_str().unwrap(),
+            "--threshold",
+            "10",
+        ])
+    };
+
+    let unchanged = compare(&rerun);
+    assert_eq!(
+        unchanged.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&unchanged.stdout)
+    );
+
+    let regressed = compare(&slower);
+    assert_eq!(regressed.status.code(), Some(1));
+    let table = String::from_utf8_lossy(&regressed.stdout);
+    let flagged: Vec<&str> = table
+        .lines()
+        .filter(|line| line.contains("REGRESSED"))
+        .collect();
+    assert_eq!(flagged.len(), 1, "{table}");
+    assert!(flagged[0].starts_with("steering"), "{table}");
+}
+
+#[test]
+fn compare_does_not_flag_a_change_inside_the_runs_noise() {
+    let base = synthetic_report("noisy-base", |_| 1.0, 0.2);
+    let new = synthetic_report(
+        "noisy-new",
+        |stage| if stage == "separation" { 1.15 } else { 1.0 },
+        0.2,
+    );
+    let output = convoy_bench(&[
+        "compare",
+        base.to_str().unwrap(),
+        new.to_str().unwrap(),
+        "--threshold",
+        "10",
+    ]);
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stdout)
+    );
+}
+
+#[test]
+fn compare_refuses_reports_of_different_profiles_or_a_missing_file() {
+    let base = synthetic_report("refuse-base", |_| 1.0, 0.0);
+    assert_refused(
+        &convoy_bench(&["compare", base.to_str().unwrap(), "/nonexistent.json"]),
+        &["/nonexistent.json"],
+    );
+}
