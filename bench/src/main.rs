@@ -3,6 +3,7 @@
 
 mod compare;
 mod machine;
+mod plot;
 mod report;
 mod run;
 mod scen;

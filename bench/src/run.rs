@@ -49,6 +49,9 @@ pub struct RunArgs {
     /// spread for `compare`.
     #[arg(long, value_name = "K", allow_negative_numbers = true, value_parser = clap::value_parser!(i64).range(1..=1000))]
     repeat: Option<i64>,
+    /// Draw every stage's time per tick against its budget to FILE.svg.
+    #[arg(long, value_name = "FILE")]
+    plot: Option<PathBuf>,
     /// Print nothing but errors (the JSON file is still written).
     #[arg(long)]
     quiet: bool,
@@ -157,6 +160,9 @@ fn run_once(
     let every = args.checksum_every.map(|n| n as u64);
     let mut checksums = Vec::new();
     let remaining = profile.run.ticks.saturating_sub(sim.tick_count());
+    if args.plot.is_some() {
+        sim.trace_ticks(remaining as usize);
+    }
     let progress = progress_bar(remaining, args.quiet);
     let started = Instant::now();
     for _ in 0..remaining {
@@ -175,6 +181,20 @@ fn run_once(
     }
     let wall_seconds = started.elapsed().as_secs_f64();
     progress.finish_and_clear();
+    if let Some(path) = &args.plot {
+        let budgets = sim.budgets();
+        let mut budgets_ms = [budgets.frame.as_secs_f32() * 1e3; 7];
+        for (slot, budget) in budgets_ms.iter_mut().zip(budgets.stages) {
+            *slot = budget.as_secs_f32() * 1e3;
+        }
+        let title = format!(
+            "{}: {} units, {} threads",
+            profile.name,
+            sim.vehicles().len(),
+            sim.threads()
+        );
+        crate::plot::plot(path, &title, sim.instruments().trace(), budgets_ms)?;
+    }
     let mut report = Report::new(profile, source, &sim, wall_seconds);
     report.checksums = checksums;
     Ok(report)

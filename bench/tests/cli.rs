@@ -496,3 +496,35 @@ fn compare_refuses_reports_of_different_profiles_or_a_missing_file() {
         &["/nonexistent.json"],
     );
 }
+
+#[test]
+fn plot_draws_every_stage_and_the_budget_lines() {
+    let svg = temp_path("plot.svg");
+    let output = convoy_bench(&[
+        "run",
+        "--quiet",
+        "--ticks",
+        "30",
+        "--units",
+        "500",
+        "--plot",
+        svg.to_str().unwrap(),
+    ]);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let text = std::fs::read_to_string(&svg).unwrap();
+    assert!(text.starts_with("<svg"));
+    for stage in STAGES.iter().chain(&["tick"]) {
+        assert!(
+            text.contains(&format!(">\n{stage}\n<")) || text.contains(&format!(">{stage}<")),
+            "legend lacks {stage}"
+        );
+    }
+    assert!(
+        text.matches("<polyline").count() >= 7,
+        "one line per stage and the tick"
+    );
+}

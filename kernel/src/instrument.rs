@@ -121,6 +121,7 @@ const HISTOGRAM_MAX_NS: u64 = 60_000_000_000;
 #[derive(Clone, Debug)]
 struct Track {
     budget: Duration,
+    last: Duration,
     histogram: Histogram<u64>,
     total_ns: u128,
     over_budget_ticks: u64,
@@ -131,6 +132,7 @@ impl Track {
     fn new(budget: Duration) -> Track {
         Track {
             budget,
+            last: Duration::ZERO,
             histogram: Histogram::new_with_bounds(1, HISTOGRAM_MAX_NS, 3)
                 .expect("constant histogram bounds are valid"),
             total_ns: 0,
@@ -140,6 +142,7 @@ impl Track {
     }
 
     fn record(&mut self, elapsed: Duration) {
+        self.last = elapsed;
         let nanos = u64::try_from(elapsed.as_nanos()).unwrap_or(u64::MAX);
         self.histogram
             .saturating_record(nanos.clamp(1, HISTOGRAM_MAX_NS));
@@ -238,7 +241,12 @@ impl Default for Budgets {
 pub struct Instruments {
     stages: StageTracks,
     tick: Track,
+    trace: Vec<TickTrace>,
 }
+
+/// Milliseconds of each stage (in [`Stage::ALL`] order) and of the whole
+/// tick, for one tick.
+pub type TickTrace = [f32; 7];
 
 /// The per-stage tracks, handed to the body of a tick.
 #[derive(Debug)]
@@ -296,7 +304,21 @@ impl Instruments {
                 tracy: tracy_client::Client::start(),
             },
             tick: Track::new(budgets.frame),
+            trace: Vec::new(),
         }
+    }
+
+    /// Keeps every stage's time for each of the next `ticks` ticks (for
+    /// plots); the buffer is allocated here, so ticks stay allocation-free.
+    /// Ticks past the capacity are not traced.
+    pub fn trace_ticks(&mut self, ticks: usize) {
+        self.trace = Vec::with_capacity(ticks);
+    }
+
+    /// The traced ticks, oldest first.
+    #[must_use]
+    pub fn trace(&self) -> &[TickTrace] {
+        &self.trace
     }
 
     /// Times a whole tick whose stages `body` runs, then ends the Tracy frame
@@ -315,6 +337,20 @@ impl Instruments {
             };
             body(&mut self.stages)
         };
+        if self.trace.len() < self.trace.capacity() {
+            let ms = |track: &Track| track.last.as_secs_f32() * 1e3;
+            let stages = &self.stages.tracks;
+            let tick = ms(&self.tick);
+            self.trace.push([
+                ms(&stages[0]),
+                ms(&stages[1]),
+                ms(&stages[2]),
+                ms(&stages[3]),
+                ms(&stages[4]),
+                ms(&stages[5]),
+                tick,
+            ]);
+        }
         self.end_frame(gauges);
     }
 
@@ -337,6 +373,7 @@ impl Instruments {
         for track in self.stages.tracks.iter_mut().chain([&mut self.tick]) {
             *track = Track::new(track.budget);
         }
+        self.trace.clear();
     }
 
     /// Ticks recorded since creation or the last reset.

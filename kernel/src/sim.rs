@@ -312,6 +312,12 @@ impl Sim {
         &self.instruments
     }
 
+    /// Keeps per-tick stage times for the next `ticks` ticks (see
+    /// [`Instruments::trace`]); allocates now, not in the ticks.
+    pub fn trace_ticks(&mut self, ticks: usize) {
+        self.instruments.trace_ticks(ticks);
+    }
+
     /// Forgets recorded timings, e.g. after warm-up ticks.
     pub fn reset_instruments(&mut self) {
         self.instruments.reset();
