@@ -1,7 +1,10 @@
 //! Spatial hash: rebuild and a full neighbour pass at 10k, 100k and 1M units
 //! (one unit per 50 m², query radius 4 m), against `rstar` (bulk load and a
 //! radius query per point) over the same points. Each pass's neighbour count
-//! is checked against rstar's before timing.
+//! is checked against rstar's before timing. Points come in two orders:
+//! shuffled (worst case) and cell-ordered (the `Sim`'s steady state, which
+//! reorders its rows by cell). rstar is skipped at 1M units (minutes per
+//! sample).
 //!
 //! `cargo bench -p convoy-bench --bench spatial`; add `-- --profile-time 5`
 //! for a flamegraph per benchmark under `target/criterion/`.
@@ -58,55 +61,61 @@ fn rstar_pass(tree: &RTree<[f32; 2]>, points: &[Vec2]) -> usize {
         .sum()
 }
 
+/// The same points in two orders: as generated (shuffled in space, the
+/// worst case) and in the hash's cell order (what `Sim` keeps its rows in
+/// between reorders: the steady state).
+fn point_orders(units: usize) -> ([(&'static str, Vec<Vec2>); 2], f32) {
+    let (shuffled, side) = common::uniform_points(units, AREA_PER_UNIT, 42);
+    let hash = built_hash(&shuffled, side, RADIUS);
+    let cell_ordered = hash.order().iter().map(|&i| shuffled[i as usize]).collect();
+    (
+        [("shuffled", shuffled), ("cell_ordered", cell_ordered)],
+        side,
+    )
+}
+
 fn spatial(c: &mut Criterion) {
     for units in [10_000, 100_000, 1_000_000] {
-        let (random_points, side) = common::uniform_points(units, AREA_PER_UNIT, 42);
-        let cell = std::env::var("CELL").map_or(RADIUS, |c| c.parse().unwrap_or(RADIUS));
-        let sorted = built_hash(&random_points, side, cell);
-        let points: Vec<Vec2> = if std::env::var("SORTED").is_ok() {
-            sorted
-                .order()
-                .iter()
-                .map(|&i| random_points[i as usize])
-                .collect()
-        } else {
-            random_points.clone()
-        };
-        let as_arrays: Vec<[f32; 2]> = points.iter().map(|p| [p.x, p.y]).collect();
-        let tree = RTree::bulk_load(as_arrays.clone());
-        let mut hash = built_hash(&points, side, cell);
-        let expected = rstar_pass(&tree, &points);
-        assert_eq!(
-            neighbour_pass(&hash, units),
-            expected,
-            "convoy and rstar disagree at {units} units"
-        );
-        assert_eq!(neighbour_pass_parallel(&hash, units), expected);
-        println!(
-            "{units} units: {:.2} neighbours per unit",
-            expected as f64 / units as f64
-        );
-
-        let mut group = c.benchmark_group("spatial");
+        let (orders, side) = point_orders(units);
+        let mut group = c.benchmark_group(format!("spatial/{units}"));
         group.throughput(Throughput::Elements(units as u64));
         if units >= 1_000_000 {
             group.sample_size(10);
         }
-        group.bench_function(BenchmarkId::new("convoy_rebuild", units), |b| {
-            b.iter(|| black_box(hash.rebuild(black_box(&points))))
-        });
-        group.bench_function(BenchmarkId::new("rstar_bulk_load", units), |b| {
-            b.iter(|| black_box(RTree::bulk_load(as_arrays.clone())))
-        });
-        group.bench_function(BenchmarkId::new("convoy_neighbours", units), |b| {
-            b.iter(|| black_box(neighbour_pass(&hash, units)))
-        });
-        group.bench_function(BenchmarkId::new("convoy_neighbours_parallel", units), |b| {
-            b.iter(|| black_box(neighbour_pass_parallel(&hash, units)))
-        });
-        group.bench_function(BenchmarkId::new("rstar_neighbours", units), |b| {
-            b.iter(|| black_box(rstar_pass(&tree, &points)))
-        });
+        for (order, points) in &orders {
+            let as_arrays: Vec<[f32; 2]> = points.iter().map(|p| [p.x, p.y]).collect();
+            let tree = RTree::bulk_load(as_arrays.clone());
+            let mut hash = built_hash(points, side, RADIUS);
+            let expected = rstar_pass(&tree, points);
+            assert_eq!(
+                neighbour_pass(&hash, units),
+                expected,
+                "convoy and rstar disagree at {units} units"
+            );
+            assert_eq!(neighbour_pass_parallel(&hash, units), expected);
+            println!(
+                "{units} units ({order}): {:.2} neighbours per unit",
+                expected as f64 / units as f64
+            );
+
+            group.bench_function(BenchmarkId::new("convoy_rebuild", order), |b| {
+                b.iter(|| black_box(hash.rebuild(black_box(points))))
+            });
+            group.bench_function(BenchmarkId::new("convoy_neighbours", order), |b| {
+                b.iter(|| black_box(neighbour_pass(&hash, units)))
+            });
+            group.bench_function(BenchmarkId::new("convoy_neighbours_parallel", order), |b| {
+                b.iter(|| black_box(neighbour_pass_parallel(&hash, units)))
+            });
+            if units < 1_000_000 {
+                group.bench_function(BenchmarkId::new("rstar_bulk_load", order), |b| {
+                    b.iter(|| black_box(RTree::bulk_load(as_arrays.clone())))
+                });
+                group.bench_function(BenchmarkId::new("rstar_neighbours", order), |b| {
+                    b.iter(|| black_box(rstar_pass(&tree, points)))
+                });
+            }
+        }
         group.finish();
     }
 }
