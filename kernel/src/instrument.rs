@@ -249,7 +249,6 @@ pub struct Instruments {
 pub type TickTrace = [f32; 7];
 
 /// The per-stage tracks, handed to the body of a tick.
-#[derive(Debug)]
 pub struct StageTracks {
     tracks: [Track; 6],
     #[cfg(feature = "tracy")]
@@ -269,6 +268,15 @@ pub struct StageTimer<'a> {
 impl Drop for StageTimer<'_> {
     fn drop(&mut self) {
         self.track.record(self.started.elapsed());
+    }
+}
+
+// By hand: the Tracy client has no `Debug`.
+impl std::fmt::Debug for StageTracks {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StageTracks")
+            .field("tracks", &self.tracks)
+            .finish_non_exhaustive()
     }
 }
 
