@@ -42,7 +42,9 @@ fn crowd() -> Crowd {
     Crowd {
         position,
         altitude: vec![0.0; UNITS],
-        heading: (0..UNITS).map(|u| (draw(6, u) - 0.5) * std::f32::consts::TAU).collect(),
+        heading: (0..UNITS)
+            .map(|u| (draw(6, u) - 0.5) * std::f32::consts::TAU)
+            .collect(),
         shield,
         inv_mass: vec![1.0; UNITS],
         bounds: Bounds::new(Vec2::splat(-50.0), Vec2::splat(side + 50.0)),
@@ -51,7 +53,13 @@ fn crowd() -> Crowd {
 
 /// Overlapping pairs (above the pass's tolerance), by brute force.
 fn brute_force_overlaps(crowd: &Crowd) -> u64 {
-    let ellipsoid = |u: usize| Ellipsoid::new(crowd.position[u].extend(0.0), crowd.shield[u], crowd.heading[u]);
+    let ellipsoid = |u: usize| {
+        Ellipsoid::new(
+            crowd.position[u].extend(0.0),
+            crowd.shield[u],
+            crowd.heading[u],
+        )
+    };
     let mut order: Vec<usize> = (0..UNITS).collect();
     order.sort_by(|&a, &b| crowd.position[a].x.total_cmp(&crowd.position[b].x));
     let mut count = 0;

@@ -427,7 +427,12 @@ fn record(push: &mut Push, overlap: &Overlap, count_here: bool) {
 
 /// The exact overlap of `unit` and `other` at current positions, if any.
 #[inline]
-fn overlap_of(unit: usize, other: usize, context: &Context<'_>, exact: &mut u32) -> Option<Overlap> {
+fn overlap_of(
+    unit: usize,
+    other: usize,
+    context: &Context<'_>,
+    exact: &mut u32,
+) -> Option<Overlap> {
     let (a, b) = (&context.shapes[unit], &context.shapes[other]);
     let r = context.centre(other) - context.centre(unit);
     let reach = a.radius + b.radius;

@@ -18,33 +18,58 @@ fn separate(world: &mut World, iterations: u32) -> SeparationStats {
 }
 
 #[test]
+#[cfg_attr(
+    debug_assertions,
+    ignore = "minutes in a debug build: run with --release"
+)]
 fn dense_random_crowd_ends_with_overlap_below_a_thousandth_of_the_smallest_axis() {
     let mut world = crowd(11, 10_000, 30.0);
     let before = world.clone();
     let (initial, _) = worst_overlap(&world);
-    assert!(initial > 0.5, "the crowd should start badly overlapped, worst {initial}");
+    assert!(
+        initial > 0.5,
+        "the crowd should start badly overlapped, worst {initial}"
+    );
     let stats = separate(&mut world, 2000);
     assert!(stats.overlaps > 1000, "{stats:?}");
     assert!(stats.iterations < 2000, "did not converge: {stats:?}");
     assert!(stats.max_overlap_rel < 1e-3, "{stats:?}");
     let (worst, pair) = worst_overlap(&world);
-    assert!(worst < 1e-3, "pair {pair:?} still overlaps by {worst} ({stats:?})");
+    assert!(
+        worst < 1e-3,
+        "pair {pair:?} still overlaps by {worst} ({stats:?})"
+    );
     for unit in 0..world.len() {
         if before.inv_mass[unit] == 0.0 {
-            assert_eq!(world.position[unit], before.position[unit], "immovable {unit} moved");
+            assert_eq!(
+                world.position[unit], before.position[unit],
+                "immovable {unit} moved"
+            );
         }
     }
-    let moved = (0..world.len()).filter(|&u| world.position[u] != before.position[u]).count();
+    let moved = (0..world.len())
+        .filter(|&u| world.position[u] != before.position[u])
+        .count();
     assert!(moved > 1000, "only {moved} units moved");
 }
 
 #[test]
+#[cfg_attr(
+    debug_assertions,
+    ignore = "minutes in a debug build: run with --release"
+)]
 fn head_on_pile_up_against_an_immovable_wall_ends_apart_and_outside_the_wall() {
     let mut world = World::default();
     // The wall: immovable shields every 2 m along x = 0, overlapping each
     // other so nothing slips between them.
     for k in -40..=40 {
-        world.push(Vec2::new(0.0, k as f32 * 2.0), 0.0, 0.0, Vec3::new(2.0, 2.0, 2.0), 0.0);
+        world.push(
+            Vec2::new(0.0, k as f32 * 2.0),
+            0.0,
+            0.0,
+            Vec3::new(2.0, 2.0, 2.0),
+            0.0,
+        );
     }
     let wall = world.len();
     // 500 units (25 deep, 20 abreast) driven into it head-on: compressed to
@@ -59,9 +84,15 @@ fn head_on_pile_up_against_an_immovable_wall_ends_apart_and_outside_the_wall() {
     let stats = separate(&mut world, 20_000);
     assert!(stats.overlaps >= 500, "{stats:?}");
     let (worst, pair) = worst_overlap(&world);
-    assert!(worst < 1e-3, "pair {pair:?} still overlaps by {worst} ({stats:?})");
+    assert!(
+        worst < 1e-3,
+        "pair {pair:?} still overlaps by {worst} ({stats:?})"
+    );
     for unit in 0..wall {
-        assert_eq!(world.position[unit], Vec2::new(0.0, (unit as f32 - 40.0) * 2.0));
+        assert_eq!(
+            world.position[unit],
+            Vec2::new(0.0, (unit as f32 - 40.0) * 2.0)
+        );
     }
     for unit in wall..world.len() {
         // Facing the wall, the front tip (2 m ahead) stays west of its line.
@@ -95,11 +126,22 @@ fn results_are_bit_identical_with_one_and_two_threads() {
     let (two, two_bits) = run(2);
     assert_eq!(one, two);
     assert!(one.iterations == 6 && one.overlaps > 1000, "{one:?}");
-    let differing = one_bits.iter().zip(&two_bits).filter(|(a, b)| a != b).count();
-    assert_eq!(differing, 0, "{differing} units differ between 1 and 2 threads");
+    let differing = one_bits
+        .iter()
+        .zip(&two_bits)
+        .filter(|(a, b)| a != b)
+        .count();
+    assert_eq!(
+        differing, 0,
+        "{differing} units differ between 1 and 2 threads"
+    );
     assert_ne!(
         one_bits,
-        world.position.iter().map(|p| [p.x.to_bits(), p.y.to_bits()]).collect::<Vec<_>>(),
+        world
+            .position
+            .iter()
+            .map(|p| [p.x.to_bits(), p.y.to_bits()])
+            .collect::<Vec<_>>(),
         "the pass should have moved units"
     );
 }
@@ -108,10 +150,28 @@ fn results_are_bit_identical_with_one_and_two_threads() {
 fn airborne_shields_above_ground_shields_do_not_collide() {
     let mut world = World::default();
     world.push(Vec2::ZERO, 0.0, 0.0, Vec3::new(4.0, 2.0, 1.5), 1.0);
-    world.push(Vec2::new(0.5, 0.3), 10.0, 1.0, Vec3::new(8.0, 8.0, 2.0), 1.0);
+    world.push(
+        Vec2::new(0.5, 0.3),
+        10.0,
+        1.0,
+        Vec3::new(8.0, 8.0, 2.0),
+        1.0,
+    );
     // Low enough to meet the tank's shield: pushed apart in the ground plane.
-    world.push(Vec2::new(30.0, 0.0), 0.0, 0.0, Vec3::new(4.0, 2.0, 1.5), 1.0);
-    world.push(Vec2::new(30.0, 0.0), 2.5, 0.0, Vec3::new(8.0, 8.0, 2.0), 1.0);
+    world.push(
+        Vec2::new(30.0, 0.0),
+        0.0,
+        0.0,
+        Vec3::new(4.0, 2.0, 1.5),
+        1.0,
+    );
+    world.push(
+        Vec2::new(30.0, 0.0),
+        2.5,
+        0.0,
+        Vec3::new(8.0, 8.0, 2.0),
+        1.0,
+    );
     let stats = separate(&mut world, 50);
     assert_eq!(stats.overlaps, 1, "{stats:?}");
     assert_eq!(world.position[0], Vec2::ZERO);
@@ -119,5 +179,9 @@ fn airborne_shields_above_ground_shields_do_not_collide() {
     let (worst, _) = worst_overlap(&world);
     assert!(worst < 1e-3, "{worst}");
     assert_eq!(world.position[2].y, 0.0);
-    assert!(world.position[2].x < 30.0 && world.position[3].x > 30.0, "{:?}", world.position);
+    assert!(
+        world.position[2].x < 30.0 && world.position[3].x > 30.0,
+        "{:?}",
+        world.position
+    );
 }

@@ -26,7 +26,14 @@ impl World {
         self.position.len()
     }
 
-    pub fn push(&mut self, position: Vec2, altitude: f32, heading: f32, shield: Vec3, inv_mass: f32) {
+    pub fn push(
+        &mut self,
+        position: Vec2,
+        altitude: f32,
+        heading: f32,
+        shield: Vec3,
+        inv_mass: f32,
+    ) {
         self.position.push(position);
         self.altitude.push(altitude);
         self.heading.push(heading);
@@ -75,6 +82,7 @@ impl World {
 /// forward 1–4 m, lateral 0.5–2 m, vertical 1–2 m; 1 % big immovable
 /// buildings (forward 9–16 m, bigger than a cell), 5 % small immovable units,
 /// 15 % airborne at 2–25 m (some still low enough to meet ground shields).
+/// An immovable unit too close to an earlier one becomes movable.
 pub fn crowd(seed: u64, units: usize, area_per_unit: f32) -> World {
     let side = (units as f32 * area_per_unit).sqrt();
     let draw = |stream: u64, unit: usize, low: f32, high: f32| {
@@ -99,6 +107,18 @@ pub fn crowd(seed: u64, units: usize, area_per_unit: f32) -> World {
         } else if class < 0.21 {
             altitude = draw(11, unit, 2.0, 25.0);
         }
+        // Immovable shields keep at least 8 m (the widest small shield)
+        // between them, so no unit can be trapped in a gap too small for it.
+        if inv_mass == 0.0 {
+            let crowded = (0..world.len()).any(|other| {
+                world.inv_mass[other] == 0.0
+                    && world.position[other].distance(position)
+                        < world.shield[other].max_element() + shield.max_element() + 8.0
+            });
+            if crowded {
+                inv_mass = 1.0;
+            }
+        }
         world.push(position, altitude, heading, shield, inv_mass);
     }
     world
@@ -110,7 +130,11 @@ pub fn crowd(seed: u64, units: usize, area_per_unit: f32) -> World {
 pub fn worst_overlap(world: &World) -> (f32, Option<(usize, usize)>) {
     let mut order: Vec<usize> = (0..world.len()).collect();
     order.sort_by(|&a, &b| world.position[a].x.total_cmp(&world.position[b].x));
-    let largest = world.shield.iter().map(|s| s.max_element()).fold(0.0, f32::max);
+    let largest = world
+        .shield
+        .iter()
+        .map(|s| s.max_element())
+        .fold(0.0, f32::max);
     let mut worst = (0.0_f32, None);
     for (k, &a) in order.iter().enumerate() {
         let ea = world.ellipsoid(a);
