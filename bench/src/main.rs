@@ -1,1 +1,90 @@
-fn main() {}
+//! `convoy-bench`: run convoy profiles against their frame budgets and report
+//! per-stage timings as a table, JSON or a flamegraph.
+
+mod machine;
+mod report;
+mod run;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// Runs convoy scenario profiles and reports per-stage cost against budgets.
+#[derive(Debug, Parser)]
+#[command(name = "convoy-bench", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Run a profile (the embedded default when none is given) and print the
+    /// per-stage budget table.
+    Run(run::RunArgs),
+    /// Print JSON reports as a Markdown table (stage × report, p50 and p99).
+    Table {
+        /// Reports written by `run --json`, one column pair each.
+        #[arg(required = true)]
+        reports: Vec<std::path::PathBuf>,
+    },
+}
+
+/// An error the user can fix: printed as one line, exit code 2.
+#[derive(Debug, thiserror::Error)]
+pub enum CliError {
+    /// The profile could not be read or is invalid.
+    #[error(transparent)]
+    Profile(#[from] convoy::ProfileError),
+    /// The simulation could not be set up.
+    #[error("{0}")]
+    Setup(String),
+    /// An input file could not be read or parsed.
+    #[error("{path}: {reason}")]
+    Input {
+        /// The file.
+        path: String,
+        /// Why.
+        reason: String,
+    },
+    /// An output file could not be written.
+    #[error("{path}: cannot write: {reason}")]
+    Output {
+        /// The file.
+        path: String,
+        /// Why.
+        reason: String,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(error) if !error.use_stderr() => {
+            // --help and --version.
+            let _ = error.print();
+            return ExitCode::SUCCESS;
+        }
+        Err(error) => {
+            let rendered = error.render().to_string();
+            let first_line = rendered.lines().next().unwrap_or("error: bad arguments");
+            eprintln!("{first_line}");
+            return ExitCode::from(2);
+        }
+    };
+    let outcome = match cli.command {
+        Command::Run(args) => run::run(&args),
+        Command::Table { reports } => reports
+            .iter()
+            .map(|path| report::read_json(path))
+            .collect::<Result<Vec<_>, _>>()
+            .map(|reports| report::print_markdown(&reports)),
+    };
+    match outcome {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("error: {error}");
+            ExitCode::from(2)
+        }
+    }
+}

@@ -14,7 +14,7 @@
 use std::time::{Duration, Instant};
 
 use hdrhistogram::Histogram;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// The stages of a tick, in the order `Sim::step` runs them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -378,7 +378,7 @@ fn tracy_zone(stage: Stage) -> &'static tracy_client::SpanLocation {
 }
 
 /// Timing figures of one stage, or of the whole tick, over a run.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct TimingReport {
     /// Stage name, or `tick`.
     pub name: String,

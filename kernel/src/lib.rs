@@ -10,6 +10,7 @@ pub mod random;
 pub mod scenario;
 pub mod separation;
 pub mod sim;
+pub mod snapshot;
 pub mod spatial;
 pub mod steer;
 pub mod vehicles;

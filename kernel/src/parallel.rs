@@ -30,6 +30,37 @@ pub fn for_each_chunk<T: Send>(output: &mut [T], work: impl Fn(usize, &mut [T]) 
     }
 }
 
+/// The numbered chunk of three columns, as zipped iterators yield it.
+type ChunkOf3<'a, A, B, C> = (usize, ((&'a mut [A], &'a mut [B]), &'a mut [C]));
+
+/// Like [`for_each_chunk`] over three columns cut alike: `work(first_row,
+/// a_rows, b_rows, c_rows)`.
+pub fn for_each_chunk3<A: Send, B: Send, C: Send>(
+    a: &mut [A],
+    b: &mut [B],
+    c: &mut [C],
+    work: impl Fn(usize, &mut [A], &mut [B], &mut [C]) + Sync,
+) {
+    assert!(
+        a.len() == b.len() && b.len() == c.len(),
+        "columns differ in length"
+    );
+    let run = |(chunk, ((a, b), c)): ChunkOf3<'_, A, B, C>| work(chunk * CHUNK_ROWS, a, b, c);
+    if a.len() < PARALLEL_MIN_ROWS {
+        a.chunks_mut(CHUNK_ROWS)
+            .zip(b.chunks_mut(CHUNK_ROWS))
+            .zip(c.chunks_mut(CHUNK_ROWS))
+            .enumerate()
+            .for_each(run);
+    } else {
+        a.par_chunks_mut(CHUNK_ROWS)
+            .zip(b.par_chunks_mut(CHUNK_ROWS))
+            .zip(c.par_chunks_mut(CHUNK_ROWS))
+            .enumerate()
+            .for_each(run);
+    }
+}
+
 /// Counts the rows in `0..rows` for which `test(row)` holds. Integer sums are
 /// exact, so the count is the same with any number of threads. (Float
 /// reductions need fixed chunks combined in order: rayon's float `sum` is not

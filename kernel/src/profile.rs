@@ -132,6 +132,14 @@ pub struct WorldSection {
     /// Free space around the scenario's units, metres (≥ 0).
     #[serde(default = "default_margin")]
     pub margin_m: f32,
+    /// Reorder vehicle rows into spatial cell order every this many ticks
+    /// (0 never does).
+    #[serde(default = "default_reorder_interval")]
+    pub reorder_interval_ticks: u32,
+}
+
+fn default_reorder_interval() -> u32 {
+    32
 }
 
 fn default_neighbour_radius() -> f32 {
@@ -148,6 +156,7 @@ impl Default for WorldSection {
             cell_size_m: None,
             neighbour_radius_m: default_neighbour_radius(),
             margin_m: default_margin(),
+            reorder_interval_ticks: default_reorder_interval(),
         }
     }
 }
@@ -416,5 +425,108 @@ fn check_non_negative(key: &str, value: f32) -> Result<(), (String, String)> {
         Ok(())
     } else {
         Err((key.to_owned(), format!("must be zero or more, was {value}")))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const DEFAULT: &str = include_str!("../../profiles/default.toml");
+
+    fn error_for(edit: impl Fn(&str) -> String) -> String {
+        match Profile::parse(&edit(DEFAULT), "p.toml") {
+            Ok(profile) => panic!("accepted a bad profile: {profile:?}"),
+            Err(error) => error.to_string(),
+        }
+    }
+
+    #[test]
+    fn the_default_profile_parses_and_validates() {
+        let profile = Profile::parse(DEFAULT, "default.toml").expect("default profile is valid");
+        assert_eq!(profile.scenario.units, 10_000);
+        assert_eq!(profile.run.ticks, 600);
+        assert!((profile.run.dt - 1.0 / 60.0).abs() < 1e-6);
+    }
+
+    #[test]
+    fn an_unknown_key_is_named_with_its_table() {
+        let message = error_for(|text| text.replace("gap_m = 100.0", "gap_m = 100.0\nspeling = 3"));
+        assert!(message.starts_with("p.toml: key `scenario"), "{message}");
+        assert!(message.contains("speling"), "{message}");
+    }
+
+    #[test]
+    fn zero_and_negative_counts_name_their_key() {
+        let message = error_for(|text| text.replace("units = 10000", "units = 0"));
+        assert_eq!(
+            message,
+            "p.toml: key `scenario.units`: must be at least 1, was 0"
+        );
+        let message = error_for(|text| text.replace("units = 10000", "units = -5"));
+        assert!(
+            message.starts_with("p.toml: key `scenario.units`:"),
+            "{message}"
+        );
+        let message = error_for(|text| text.replace("ticks = 600", "ticks = 0"));
+        assert!(message.starts_with("p.toml: key `run.ticks`:"), "{message}");
+    }
+
+    #[test]
+    fn zero_or_negative_dt_and_zero_threads_are_refused() {
+        for dt in ["0.0", "-0.1", "nan"] {
+            let message = error_for(|text| text.replace("dt = 0.016666668", &format!("dt = {dt}")));
+            assert!(message.starts_with("p.toml: key `run.dt`:"), "{message}");
+        }
+        let message = error_for(|text| text.replace("# threads = 2", "threads = 0"));
+        assert!(
+            message.starts_with("p.toml: key `run.threads`:"),
+            "{message}"
+        );
+    }
+
+    #[test]
+    fn malformed_toml_names_the_line() {
+        let message = error_for(|text| text.replace("[scenario]", "[scenario"));
+        let line = DEFAULT
+            .lines()
+            .position(|l| l == "[scenario]")
+            .expect("has [scenario]")
+            + 1;
+        assert!(
+            message.starts_with(&format!("p.toml:{line}: ")),
+            "{message}"
+        );
+        assert!(!message.contains('\n'), "one line: {message}");
+    }
+
+    #[test]
+    fn missing_sections_and_bad_budgets_are_named() {
+        let message = error_for(|text| text.replace("frame_ms = 4.0", "frame_ms = -4.0"));
+        assert!(
+            message.starts_with("p.toml: key `budget.frame_ms`:"),
+            "{message}"
+        );
+        let message = error_for(|text| text.replace("steering_ms = 1.0\n", ""));
+        assert!(
+            message.contains("budget") && message.contains("steering_ms"),
+            "{message}"
+        );
+        let message = error_for(|text| text.replace("tracked = 4.0", "tracked = -1.0"));
+        assert!(
+            message.starts_with("p.toml: key `scenario.mix.tracked`:"),
+            "{message}"
+        );
+    }
+
+    #[test]
+    fn a_missing_file_is_reported_with_its_path() {
+        let error = Profile::load(Path::new("/nonexistent/convoy.toml")).expect_err("no such file");
+        assert!(
+            error
+                .to_string()
+                .starts_with("/nonexistent/convoy.toml: cannot read"),
+            "{error}"
+        );
     }
 }

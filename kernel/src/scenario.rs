@@ -106,6 +106,7 @@ pub fn build(profile: &Profile, threads: usize) -> Result<Sim, ConfigError> {
         budgets: profile.budget.budgets(),
         max_path_requests_per_tick: profile.paths.max_requests_per_tick as usize,
         separation_iterations: profile.separation.iterations,
+        reorder_interval: profile.world.reorder_interval_ticks,
     };
     let mut sim = Sim::new(config)?;
     sim.reserve(placement.units.len());

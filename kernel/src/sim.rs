@@ -38,6 +38,9 @@ pub struct SimConfig {
     pub max_path_requests_per_tick: usize,
     /// Most separation pushes per tick (0 only measures overlap).
     pub separation_iterations: u32,
+    /// Every this many ticks the vehicle rows are reordered into spatial
+    /// cell order, so neighbours sit together in memory; 0 never does.
+    pub reorder_interval: u32,
 }
 
 impl SimConfig {
@@ -52,6 +55,7 @@ impl SimConfig {
             budgets: Budgets::default(),
             max_path_requests_per_tick: 1024,
             separation_iterations: 8,
+            reorder_interval: 32,
         }
     }
 }
@@ -75,26 +79,27 @@ pub enum ConfigError {
 
 /// Bounds over all live units that stages need for their search radii.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
-struct UnitLimits {
+pub(crate) struct UnitLimits {
     /// Largest shield bounding radius ever spawned.
-    shield_radius: f32,
+    pub(crate) shield_radius: f32,
     /// Largest top speed ever spawned.
-    speed: f32,
+    pub(crate) speed: f32,
 }
 
 /// The simulation: vehicles, stages and instruments. Working memory is
 /// reused across ticks, so after the first tick `step` does not allocate.
 #[derive(Debug)]
 pub struct Sim {
-    config: SimConfig,
-    vehicles: Vehicles,
+    pub(crate) config: SimConfig,
+    pub(crate) vehicles: Vehicles,
     spatial: SpatialHash,
-    path_queue: PathQueue,
+    pub(crate) path_queue: PathQueue,
     separation: Separation,
     instruments: Instruments,
-    limits: UnitLimits,
+    pub(crate) limits: UnitLimits,
+    reorder_scratch: Vec<u128>,
     pool: Arc<ThreadPool>,
-    tick: u64,
+    pub(crate) tick: u64,
 }
 
 impl Sim {
@@ -127,6 +132,7 @@ impl Sim {
             path_queue: PathQueue::default(),
             separation,
             limits: UnitLimits::default(),
+            reorder_scratch: Vec::new(),
             pool: Arc::new(pool),
             tick: 0,
         })
@@ -181,6 +187,9 @@ impl Sim {
         self.spatial.reserve(units);
         self.path_queue.reserve(units);
         self.separation.reserve(units);
+        // The widest column is 16 bytes a row.
+        self.reorder_scratch
+            .reserve(units.saturating_sub(self.reorder_scratch.len()));
     }
 
     /// Orders a unit to `goal`: queued for the `paths` stage.
@@ -213,6 +222,10 @@ impl Sim {
     }
 
     fn run_stages(&mut self, dt: f32) {
+        let reorder_due = self.config.reorder_interval > 0
+            && self
+                .tick
+                .is_multiple_of(u64::from(self.config.reorder_interval));
         let Sim {
             config,
             vehicles,
@@ -221,12 +234,18 @@ impl Sim {
             separation,
             instruments,
             limits,
+            reorder_scratch,
             ..
         } = self;
         instruments.tick(|stages| {
             stages.run(Stage::Spatial, || {
                 let built = spatial.rebuild(vehicles.columns().position());
+                if reorder_due {
+                    vehicles.reorder(spatial.order(), reorder_scratch);
+                    spatial.renumber_in_cell_order();
+                }
                 [
+                    Counter::sum("reorders", f64::from(u8::from(reorder_due))),
                     Counter::max("max_cell_units", f64::from(built.max_cell_units)),
                     Counter::max("outside_bounds", f64::from(built.outside_bounds)),
                 ]
@@ -313,18 +332,51 @@ impl Sim {
         self.instruments.report()
     }
 
-    /// A 64-bit XXH3 hash of the tick counter and every column's bytes: equal
+    /// A 64-bit XXH3 hash of the whole simulation state: tick counter, every
+    /// column, the handle table, the path queue and the unit limits. Equal
     /// checksums mean bit-identical state.
     #[must_use]
     pub fn checksum(&self) -> u64 {
         let mut hasher = xxhash_rust::xxh3::Xxh3::new();
-        hasher.update(&self.tick.to_le_bytes());
-        for (name, bytes) in self.vehicles.columns().bytes() {
+        for (name, bytes) in crate::snapshot::state_sections(self) {
             hasher.update(name.as_bytes());
             hasher.update(&(bytes.len() as u64).to_le_bytes());
-            hasher.update(bytes);
+            hasher.update(&bytes);
         }
         hasher.digest()
+    }
+
+    /// Identifies the world a snapshot belongs to: a hash of the bounds and
+    /// the spatial cell size (the map, once maps carry more).
+    #[must_use]
+    pub fn map_identity(&self) -> u64 {
+        let mut hasher = xxhash_rust::xxh3::Xxh3::new();
+        hasher.update(bytemuck::bytes_of(&self.config.bounds.min));
+        hasher.update(bytemuck::bytes_of(&self.config.bounds.max));
+        hasher.update(&self.spatial.cell_size().to_le_bytes());
+        hasher.digest()
+    }
+
+    /// Replaces this simulation's state with a snapshot's (see
+    /// [`crate::snapshot`]). On any error nothing changes.
+    pub fn restore(
+        &mut self,
+        reader: &mut impl std::io::Read,
+    ) -> Result<(), crate::snapshot::SnapshotError> {
+        let state = crate::snapshot::read(reader, self.map_identity())?;
+        self.reserve(state.vehicles.len());
+        self.vehicles = state.vehicles;
+        self.path_queue = state.path_queue;
+        self.path_queue.reserve(self.vehicles.len());
+        self.limits = state.limits;
+        self.tick = state.tick;
+        Ok(())
+    }
+
+    /// Writes the whole simulation state as a snapshot (see
+    /// [`crate::snapshot`]).
+    pub fn save(&self, writer: &mut impl std::io::Write) -> std::io::Result<()> {
+        crate::snapshot::write(self, writer)
     }
 
     /// The budgets the instruments compare against.

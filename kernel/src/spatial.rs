@@ -24,6 +24,8 @@ const CHUNK: usize = 4096;
 const PARALLEL_MIN_UNITS: usize = 16_384;
 /// Upper bound on the number of cells, so bad bounds cannot exhaust memory.
 pub const MAX_CELLS: usize = 1 << 26;
+/// Upper bound on cells along one axis (f32 counts exactly up to here).
+const MAX_AXIS_CELLS: f32 = (1 << 24) as f32;
 
 /// An axis-aligned rectangle in the ground plane.
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -82,6 +84,8 @@ pub struct SpatialHash {
     inv_cell_size: f32,
     width: usize,
     height: usize,
+    /// Index of the last column and row, as floats for clamping.
+    last_cell: Vec2,
     /// `cell_start[c]..cell_start[c + 1]` is cell `c`'s range in `order`.
     cell_start: Vec<u32>,
     /// Unit indices in cell order.
@@ -117,7 +121,8 @@ impl SpatialHash {
         }
         let cells_along = |extent: f32| (extent / cell_size).ceil().max(1.0);
         let (width, height) = (cells_along(size.x), cells_along(size.y));
-        if width * height > MAX_CELLS as f32 {
+        // Also keeps each axis under 2^24 cells, where f32 counts exactly.
+        if width * height > MAX_CELLS as f32 || width.max(height) > MAX_AXIS_CELLS {
             return Err(GridError::TooManyCells {
                 width: width as usize,
                 height: height as usize,
@@ -130,6 +135,7 @@ impl SpatialHash {
             inv_cell_size: cell_size.recip(),
             width,
             height,
+            last_cell: Vec2::new((width - 1) as f32, (height - 1) as f32),
             cell_start: vec![0; width * height + 2],
             order: Vec::new(),
             sorted_position: Vec::new(),
@@ -177,18 +183,21 @@ impl SpatialHash {
         self.sorted_position.reserve(units.saturating_sub(have));
     }
 
-    /// The clamped cell column or row of coordinate `value` along an axis.
+    /// The clamped cell column or row of coordinate `value` along an axis
+    /// whose last cell is `last`.
     #[inline]
-    fn axis_cell(&self, value: f32, origin: f32, cells: usize) -> usize {
-        // `as` saturates (NaN becomes 0), so any float lands in 0..cells.
-        let cell = ((value - origin) * self.inv_cell_size).floor() as i64;
-        cell.clamp(0, cells as i64 - 1) as usize
+    fn axis_cell(&self, value: f32, origin: f32, last: f32) -> usize {
+        // Clamp in float space, then truncate: below zero, where truncation
+        // and `floor` differ, everything clamps to cell 0 anyway (and `floor`
+        // is a libm call on baseline x86-64). `max` returns its other operand
+        // for NaN, so any float lands in 0..=last.
+        ((value - origin) * self.inv_cell_size).max(0.0).min(last) as usize
     }
 
     #[inline]
     fn cell_index(&self, position: Vec2) -> u32 {
-        let column = self.axis_cell(position.x, self.origin.x, self.width);
-        let row = self.axis_cell(position.y, self.origin.y, self.height);
+        let column = self.axis_cell(position.x, self.origin.x, self.last_cell.x);
+        let row = self.axis_cell(position.y, self.origin.y, self.last_cell.y);
         (row * self.width + column) as u32
     }
 
@@ -256,6 +265,15 @@ impl SpatialHash {
         positions.iter().filter(|p| !inside(p)).count() as u32
     }
 
+    /// Records that the units themselves were just reordered into this
+    /// hash's cell order (unit `k` is now the one at place `k`).
+    pub(crate) fn renumber_in_cell_order(&mut self) {
+        for (place, (unit, place_of)) in self.order.iter_mut().zip(&mut self.place_of).enumerate() {
+            *unit = place as u32;
+            *place_of = place as u32;
+        }
+    }
+
     /// Visits every unit within `radius` of `point` (inclusive), as
     /// `(unit index, position at rebuild)`, in cell order.
     #[inline]
@@ -281,14 +299,15 @@ impl SpatialHash {
     #[inline]
     fn for_each_place_within(&self, point: Vec2, radius: f32, mut visit: impl FnMut(usize, Vec2)) {
         // Also refuses NaN and negative radii, whose windows would be inverted.
-        if self.order.is_empty() || !(radius >= 0.0) {
+        if self.order.is_empty() || radius.is_nan() || radius < 0.0 {
             return;
         }
         let radius_squared = radius * radius;
-        let first_column = self.axis_cell(point.x - radius, self.origin.x, self.width);
-        let last_column = self.axis_cell(point.x + radius, self.origin.x, self.width);
-        let first_row = self.axis_cell(point.y - radius, self.origin.y, self.height);
-        let last_row = self.axis_cell(point.y + radius, self.origin.y, self.height);
+        let (origin, last) = (self.origin, self.last_cell);
+        let first_column = self.axis_cell(point.x - radius, origin.x, last.x);
+        let last_column = self.axis_cell(point.x + radius, origin.x, last.x);
+        let first_row = self.axis_cell(point.y - radius, origin.y, last.y);
+        let last_row = self.axis_cell(point.y + radius, origin.y, last.y);
         for row in first_row..=last_row {
             let row_start = row * self.width;
             let begin = self.cell_start[row_start + first_column] as usize;

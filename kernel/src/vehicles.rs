@@ -123,11 +123,57 @@ macro_rules! columns {
                 $( self.$name.reserve(additional); )*
             }
 
+            /// Moves row `order[k]` to row `k` in every column, through
+            /// `scratch` (grown once, then reused).
+            fn permute(&mut self, order: &[u32], scratch: &mut Vec<u128>) {
+                $( permute_column(&mut self.$name, order, scratch); )*
+            }
+
+            /// Rebuilds every column of `rows` rows from its bytes, as
+            /// [`Columns::bytes`] gave them; `bytes_of(name)` finds them.
+            pub(crate) fn from_bytes<'a>(
+                rows: usize,
+                bytes_of: impl Fn(&str) -> Option<&'a [u8]>,
+            ) -> Result<Columns, String> {
+                Ok(Columns { $( $name: column_from_bytes(stringify!($name), rows, bytes_of(stringify!($name)))?, )* })
+            }
+
             fn lengths(&self) -> impl Iterator<Item = (&'static str, usize)> + '_ {
                 [$( (stringify!($name), self.$name.len()) ),*].into_iter()
             }
         }
     };
+}
+
+/// A column of `rows` values of `T` from `bytes`, which must be exactly that
+/// long (copied: the bytes need not be aligned).
+fn column_from_bytes<T: Pod>(
+    name: &str,
+    rows: usize,
+    bytes: Option<&[u8]>,
+) -> Result<Vec<T>, String> {
+    let bytes = bytes.ok_or_else(|| format!("column `{name}` is missing"))?;
+    if bytes.len() != rows * size_of::<T>() {
+        return Err(format!(
+            "column `{name}` holds {} bytes, {rows} rows need {}",
+            bytes.len(),
+            rows * size_of::<T>()
+        ));
+    }
+    Ok(bytemuck::pod_collect_to_vec(bytes))
+}
+
+/// Rearranges `column` so that row `k` holds what row `order[k]` held.
+fn permute_column<T: Pod>(column: &mut [T], order: &[u32], scratch: &mut Vec<u128>) {
+    let bytes = size_of_val(column);
+    scratch.resize(bytes.div_ceil(16), 0);
+    // A u128 buffer is aligned for every column type (at most 16-byte aligned).
+    let staged: &mut [T] =
+        bytemuck::cast_slice_mut(&mut bytemuck::cast_slice_mut::<u128, u8>(scratch)[..bytes]);
+    for (slot, &from) in staged.iter_mut().zip(order) {
+        *slot = column[from as usize];
+    }
+    column.copy_from_slice(staged);
 }
 
 columns! {
@@ -294,11 +340,13 @@ pub enum SpawnError {
 #[error("unit {:?} is not alive (despawned, or from another world)", .0)]
 pub struct StaleUnit(pub UnitId);
 
-#[derive(Clone, Copy, Debug)]
-struct HandleSlot {
-    generation: u32,
+/// One entry of the handle table.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Pod, Zeroable)]
+pub(crate) struct HandleSlot {
+    pub(crate) generation: u32,
     /// The unit's row, or [`NONE`] while the slot is free.
-    row: u32,
+    pub(crate) row: u32,
 }
 
 /// The vehicle columns and their stable handles.
@@ -425,6 +473,69 @@ impl Vehicles {
         let row = self.row_of(id).ok_or(StaleUnit(id))?;
         self.columns.goal[row] = goal;
         Ok(())
+    }
+
+    /// Reorders the rows so that row `k` becomes what row `order[k]` was
+    /// (e.g. the spatial hash's cell order, so neighbours sit together in
+    /// memory). `order` must be a permutation of `0..len`. Handles stay
+    /// valid; rows are not stable anyway. Allocation-free once `scratch`
+    /// has grown to the largest column.
+    pub(crate) fn reorder(&mut self, order: &[u32], scratch: &mut Vec<u128>) {
+        assert_eq!(order.len(), self.len(), "reorder needs one entry per row");
+        self.columns.permute(order, scratch);
+        for (row, &slot) in self.columns.handle_slot.iter().enumerate() {
+            self.slots[slot as usize].row = row as u32;
+        }
+    }
+
+    /// The handle table and free list, for snapshots.
+    pub(crate) fn handle_parts(&self) -> (&[HandleSlot], &[u32]) {
+        (&self.slots, &self.free_slots)
+    }
+
+    /// Reassembles storage from snapshot parts, refusing any that break the
+    /// invariants or hold an unknown vehicle kind.
+    pub(crate) fn from_parts(
+        columns: Columns,
+        slots: Vec<HandleSlot>,
+        free_slots: Vec<u32>,
+    ) -> Result<Vehicles, String> {
+        if let Some(row) = columns
+            .kind
+            .iter()
+            .position(|&kind| VehicleKind::from_u8(kind).is_none())
+        {
+            return Err(format!(
+                "row {row} has unknown vehicle kind {}",
+                columns.kind[row]
+            ));
+        }
+        if let Some(&slot) = columns
+            .handle_slot
+            .iter()
+            .find(|&&slot| slot as usize >= slots.len())
+        {
+            return Err(format!(
+                "a row is owned by slot {slot}, past the {} slots",
+                slots.len()
+            ));
+        }
+        if let Some(&slot) = free_slots
+            .iter()
+            .find(|&&slot| slot as usize >= slots.len())
+        {
+            return Err(format!(
+                "free slot {slot} is past the {} slots",
+                slots.len()
+            ));
+        }
+        let vehicles = Vehicles {
+            columns,
+            slots,
+            free_slots,
+        };
+        vehicles.check_invariants()?;
+        Ok(vehicles)
     }
 
     /// Checks the storage invariants: equal column lengths, and handle table

@@ -14,7 +14,8 @@ use glam::Vec2;
 use crate::vehicles::{UnitId, Vehicles};
 
 /// A unit asking for a route to `goal`.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct PathRequest {
     /// Who moves.
     pub unit: UnitId,
@@ -49,6 +50,19 @@ impl PathQueue {
     /// Queues a request (outside the tick: this may grow the queue).
     pub fn push(&mut self, request: PathRequest) {
         self.pending.push_back(request);
+    }
+
+    /// The waiting requests, oldest first.
+    pub fn pending(&self) -> impl Iterator<Item = &PathRequest> {
+        self.pending.iter()
+    }
+
+    /// A queue holding `requests`, oldest first.
+    #[must_use]
+    pub fn from_requests(requests: Vec<PathRequest>) -> PathQueue {
+        PathQueue {
+            pending: requests.into(),
+        }
     }
 
     /// Requests waiting.

@@ -3,7 +3,7 @@
 
 use glam::Vec2;
 
-use crate::parallel::{count_rows, for_each_chunk};
+use crate::parallel::{count_rows, for_each_chunk3};
 
 /// Below this speed a unit keeps its heading (no facing jitter at rest).
 const HEADING_MIN_SPEED: f32 = 1e-3;
@@ -56,32 +56,34 @@ pub fn integrate(input: DynamicsInput<'_>, state: DynamicsState<'_>, dt: f32) ->
         dt > 0.0 && dt.is_finite(),
         "dt must be positive and finite, was {dt}"
     );
-    assert_eq!(position.len(), velocity.len(), "column lengths differ");
-    for_each_chunk(velocity, |first, rows| {
-        for (offset, velocity) in rows.iter_mut().enumerate() {
-            let unit = first + offset;
-            *velocity = limited_velocity(
-                *velocity,
-                input.desired_velocity[unit],
-                input.max_speed[unit],
-                input.max_accel[unit],
-                dt,
-            );
-        }
-    });
-    let velocity = &*velocity;
-    for_each_chunk(position, |first, rows| {
-        for (offset, position) in rows.iter_mut().enumerate() {
-            *position += velocity[first + offset] * dt;
-        }
-    });
-    for_each_chunk(heading, |first, rows| {
-        for (offset, heading) in rows.iter_mut().enumerate() {
-            let v = velocity[first + offset];
-            if v.length_squared() > HEADING_MIN_SPEED * HEADING_MIN_SPEED {
-                *heading = v.y.atan2(v.x);
+    for_each_chunk3(
+        position,
+        velocity,
+        heading,
+        |first, positions, velocities, headings| {
+            let rows = first..first + positions.len();
+            let limits = input.desired_velocity[rows.clone()]
+                .iter()
+                .zip(&input.max_speed[rows.clone()])
+                .zip(&input.max_accel[rows]);
+            let state = positions
+                .iter_mut()
+                .zip(velocities.iter_mut())
+                .zip(headings.iter_mut());
+            for (((position, velocity), heading), ((&desired, &max_speed), &max_accel)) in
+                state.zip(limits)
+            {
+                let new_velocity = limited_velocity(*velocity, desired, max_speed, max_accel, dt);
+                // atan2 is the costliest line here: skip it while cruising.
+                if new_velocity != *velocity
+                    && new_velocity.length_squared() > HEADING_MIN_SPEED * HEADING_MIN_SPEED
+                {
+                    *heading = new_velocity.y.atan2(new_velocity.x);
+                }
+                *velocity = new_velocity;
+                *position += new_velocity * dt;
             }
-        }
-    });
+        },
+    );
     count_rows(velocity.len(), |unit| velocity[unit] != Vec2::ZERO)
 }

@@ -1,0 +1,82 @@
+//! The tick is sacred: after warm-up, `Sim::step` makes no heap allocation on
+//! any thread. A counting global allocator watches 100 ticks of 10,000 units.
+
+#![allow(clippy::unwrap_used)]
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
+use convoy::Profile;
+use convoy::glam::Vec2;
+
+struct CountingAllocator;
+
+static COUNTING: AtomicBool = AtomicBool::new(false);
+static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
+
+// SAFETY: forwards every call unchanged to the system allocator; the counter
+// has no effect on the memory handed out.
+unsafe impl GlobalAlloc for CountingAllocator {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        if COUNTING.load(Ordering::Relaxed) {
+            ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        }
+        // SAFETY: the caller upholds `GlobalAlloc::alloc`'s contract.
+        unsafe { System.alloc(layout) }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: `ptr` came from `System.alloc` with this layout.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        if COUNTING.load(Ordering::Relaxed) {
+            ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        }
+        // SAFETY: the caller upholds `GlobalAlloc::realloc`'s contract.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: CountingAllocator = CountingAllocator;
+
+#[test]
+fn a_hundred_ticks_of_ten_thousand_units_allocate_nothing_after_warm_up() {
+    let text = include_str!("../../profiles/default.toml");
+    let mut profile = Profile::parse(text, "default.toml").unwrap();
+    profile.scenario.units = 10_000;
+    let mut sim = convoy::scenario::build(&profile, 2).unwrap();
+    let ids: Vec<_> = (0..100)
+        .filter_map(|row| sim.vehicles().id_at(row))
+        .collect();
+    for &id in &ids {
+        sim.order_move(id, Vec2::new(0.0, 50.0)).unwrap();
+    }
+    for _ in 0..10 {
+        sim.step(profile.run.dt);
+    }
+    for &id in &ids {
+        sim.order_move(id, Vec2::new(0.0, -50.0)).unwrap();
+    }
+
+    COUNTING.store(true, Ordering::SeqCst);
+    for _ in 0..100 {
+        sim.step(profile.run.dt);
+    }
+    COUNTING.store(false, Ordering::SeqCst);
+
+    assert_eq!(sim.open_path_requests(), 0, "every request was served");
+    let (stages, _) = sim.report();
+    let paths = stages.iter().find(|stage| stage.name == "paths").unwrap();
+    assert!(
+        paths.counters["served"] >= 200.0,
+        "the path queue did real work: {paths:?}"
+    );
+    assert_eq!(
+        ALLOCATIONS.load(Ordering::SeqCst),
+        0,
+        "allocations inside 100 ticks"
+    );
+}
