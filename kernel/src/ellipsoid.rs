@@ -35,21 +35,27 @@
 //! `f′` keeps a bracket `[lo, hi]` around the maximiser, and any step that
 //! leaves the bracket (or meets `f″ ≥ 0` from rounding) is replaced by
 //! bisection. The start is the maximiser for two spheres whose radii are the
-//! ellipsoids' half-widths along `r`, so a handful of steps usually suffice.
-//! All matrix work is closed-form 3×3 (`glam::Mat3` cofactor inverse); nothing
-//! allocates.
+//! ellipsoids' half-widths along `r`, so three to five steps usually suffice;
+//! the search is capped at [`MAX_STEPS`]. Since `f` is concave, any sample
+//! `f(λ) ≥ 1` proves that the pair does not overlap: the common case stops
+//! after one sample.
 //!
 //! Shields only turn about the vertical axis, so every shape matrix (and every
-//! `C(λ)`) is block-diagonal: a 2×2 ground-plane block and the vertical
-//! `vertical²`. [`horizontal_separation`] uses that to find how far apart two
-//! shields must move *in the ground plane* to touch (Newton on the distance,
-//! whose contact function is convex and increasing along the push).
+//! `C(λ)`) is block-diagonal: a symmetric 2×2 ground-plane block and the
+//! scalar `vertical²`. A [`Shape`] stores just those four numbers, and `C⁻¹r`
+//! is the closed-form 2×2 inverse in the plane plus one division for the
+//! vertical: one sample costs a few dozen flops and two divisions, nothing
+//! allocates. [`horizontal_separation`] uses the same structure to find how
+//! far apart two shields must move *in the ground plane* to touch (Newton on
+//! the distance, whose contact function is convex and increasing along the
+//! push).
 
 use glam::{Mat3, Vec3};
 
-/// Newton steps at most; bisection alone halves the bracket each step, so
-/// this also bounds the bracket width at 2⁻⁴⁰ in the worst case.
-const MAX_STEPS: u32 = 40;
+/// Newton or bisection samples per contact function at most. Newton from the
+/// sphere start converges quadratically in a handful of steps; bisection
+/// alone would still narrow the bracket to 2⁻²⁴, the resolution of `f32`.
+pub const MAX_STEPS: u32 = 24;
 /// Stop once a step moves λ less than this (the maximum is flat, so `F` is
 /// then accurate to roughly the square of it).
 const LAMBDA_TOLERANCE: f32 = 1e-5;
@@ -77,7 +83,7 @@ impl Ellipsoid {
         }
     }
 
-    /// Its shape matrices.
+    /// Its shape matrix.
     #[must_use]
     pub fn shape(&self) -> Shape {
         Shape::new(self.semi_axes, self.yaw)
@@ -111,14 +117,15 @@ impl Ellipsoid {
     }
 }
 
-/// The shape matrix `M = R diag(a²) Rᵀ` of an oriented ellipsoid and its
-/// inverse: everything about it but its centre.
-#[derive(Clone, Copy, Debug, PartialEq)]
+/// The shape matrix `M = R diag(a²) Rᵀ` of a shield turned about the vertical
+/// axis: block-diagonal, so only its symmetric 2×2 ground-plane block and its
+/// vertical entry are stored.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Shape {
-    /// `R diag(a²) Rᵀ`.
-    pub matrix: Mat3,
-    /// `R diag(a⁻²) Rᵀ`, the matrix of the implicit function.
-    pub inverse: Mat3,
+    /// Ground-plane block `[m_xx, m_xy, m_yy]`.
+    pub plane: [f32; 3],
+    /// Vertical entry `vertical²`.
+    pub vertical: f32,
 }
 
 impl Shape {
@@ -126,26 +133,55 @@ impl Shape {
     /// about the vertical axis.
     #[must_use]
     pub fn new(semi_axes: Vec3, yaw: f32) -> Shape {
-        let rotation = Mat3::from_rotation_z(yaw);
-        let squared = semi_axes * semi_axes;
+        let (sin, cos) = yaw.sin_cos();
+        let (f2, l2) = (semi_axes.x * semi_axes.x, semi_axes.y * semi_axes.y);
         Shape {
-            matrix: rotation * Mat3::from_diagonal(squared) * rotation.transpose(),
-            inverse: rotation * Mat3::from_diagonal(squared.recip()) * rotation.transpose(),
+            plane: [
+                f2 * cos * cos + l2 * sin * sin,
+                (f2 - l2) * sin * cos,
+                f2 * sin * sin + l2 * cos * cos,
+            ],
+            vertical: semi_axes.z * semi_axes.z,
         }
+    }
+
+    /// The full 3×3 shape matrix.
+    #[must_use]
+    pub fn matrix(&self) -> Mat3 {
+        let [xx, xy, yy] = self.plane;
+        Mat3::from_cols(
+            Vec3::new(xx, xy, 0.0),
+            Vec3::new(xy, yy, 0.0),
+            Vec3::new(0.0, 0.0, self.vertical),
+        )
+    }
+
+    /// `dᵀ M d`.
+    #[inline]
+    fn quadratic(&self, d: Vec3) -> f32 {
+        let [xx, xy, yy] = self.plane;
+        xx * d.x * d.x + 2.0 * xy * d.x * d.y + yy * d.y * d.y + self.vertical * d.z * d.z
     }
 
     /// Half-width along unit `direction` (the support function `√(dᵀ M d)`):
     /// the ellipsoid lies between the planes at ± this distance.
     #[must_use]
     pub fn half_width(&self, direction: Vec3) -> f32 {
-        direction.dot(self.matrix * direction).sqrt()
+        self.quadratic(direction).sqrt()
     }
 
     /// Distance from the centre to the surface along unit `direction`
     /// (`1 / √(dᵀ M⁻¹ d)`).
     #[must_use]
     pub fn radius_along(&self, direction: Vec3) -> f32 {
-        direction.dot(self.inverse * direction).sqrt().recip()
+        let [xx, xy, yy] = self.plane;
+        let det = xx * yy - xy * xy;
+        let planar = (yy * direction.x * direction.x - 2.0 * xy * direction.x * direction.y
+            + xx * direction.y * direction.y)
+            / det;
+        (planar + direction.z * direction.z / self.vertical)
+            .sqrt()
+            .recip()
     }
 }
 
@@ -157,7 +193,7 @@ pub struct Contact {
     pub f: f32,
     /// The maximiser λ.
     pub lambda: f32,
-    /// Newton or bisection steps taken.
+    /// Newton or bisection samples taken.
     pub steps: u32,
 }
 
@@ -177,20 +213,73 @@ struct Sample {
     curvature: f32,
 }
 
+/// `C(λ) = A + λ D` (block-diagonal) applied inversely to `v`.
+#[derive(Clone, Copy)]
+struct Blend {
+    xx: f32,
+    xy: f32,
+    yy: f32,
+    inv_det: f32,
+    inv_z: f32,
+}
+
+impl Blend {
+    #[inline]
+    fn at(a: &Shape, d: &Shape, lambda: f32) -> Blend {
+        let xx = a.plane[0] + lambda * d.plane[0];
+        let xy = a.plane[1] + lambda * d.plane[1];
+        let yy = a.plane[2] + lambda * d.plane[2];
+        Blend {
+            xx,
+            xy,
+            yy,
+            inv_det: (xx * yy - xy * xy).recip(),
+            inv_z: (a.vertical + lambda * d.vertical).recip(),
+        }
+    }
+
+    #[inline]
+    fn solve(&self, v: Vec3) -> Vec3 {
+        Vec3::new(
+            (self.yy * v.x - self.xy * v.y) * self.inv_det,
+            (self.xx * v.y - self.xy * v.x) * self.inv_det,
+            v.z * self.inv_z,
+        )
+    }
+}
+
 #[inline]
-fn sample(a: &Mat3, difference: &Mat3, r: Vec3, lambda: f32) -> Sample {
-    let c_inverse = (*a + *difference * lambda).inverse();
-    let u = c_inverse * r;
+fn apply(d: &Shape, v: Vec3) -> Vec3 {
+    let [xx, xy, yy] = d.plane;
+    Vec3::new(xx * v.x + xy * v.y, xy * v.x + yy * v.y, d.vertical * v.z)
+}
+
+#[inline]
+fn sample(a: &Shape, difference: &Shape, r: Vec3, lambda: f32) -> Sample {
+    let blend = Blend::at(a, difference, lambda);
+    let u = blend.solve(r);
     let q = r.dot(u);
-    let du = *difference * u;
+    let du = apply(difference, u);
     let s1 = u.dot(du);
-    let s2 = du.dot(c_inverse * du);
+    let s2 = du.dot(blend.solve(du));
     let weight = lambda * (1.0 - lambda);
     let tilt = 1.0 - 2.0 * lambda;
     Sample {
         f: weight * q,
         slope: tilt * q - weight * s1,
         curvature: -2.0 * q - 2.0 * tilt * s1 + 2.0 * weight * s2,
+    }
+}
+
+#[inline]
+fn difference(a: &Shape, b: &Shape) -> Shape {
+    Shape {
+        plane: [
+            b.plane[0] - a.plane[0],
+            b.plane[1] - a.plane[1],
+            b.plane[2] - a.plane[2],
+        ],
+        vertical: b.vertical - a.vertical,
     }
 }
 
@@ -206,33 +295,40 @@ pub fn contact_function(a: &Shape, b: &Shape, r: Vec3) -> Contact {
 /// (e.g. `stop_at = 1` proves "no overlap" without converging).
 #[must_use]
 pub fn contact_function_until(a: &Shape, b: &Shape, r: Vec3, stop_at: f32) -> Contact {
-    let mut best = Contact {
-        f: 0.0,
-        lambda: 0.5,
-        steps: 0,
-    };
     let distance_squared = r.length_squared();
     if distance_squared.is_nan() || distance_squared <= 0.0 {
-        return best;
+        return Contact {
+            f: 0.0,
+            lambda: 0.5,
+            steps: 0,
+        };
     }
-    let direction = r * distance_squared.sqrt().recip();
-    let (width_a, width_b) = (a.half_width(direction), b.half_width(direction));
-    let difference = b.matrix - a.matrix;
+    // Sphere start: λ = w_a / (w_a + w_b) = 1 / (1 + √(q_b / q_a)) with the
+    // half-widths along r (the length of r cancels).
+    let (qa, qb) = (a.quadratic(r), b.quadratic(r));
+    let mut start = 1.0 / (1.0 + (qb / qa).sqrt());
+    if !(start > 0.0 && start < 1.0) {
+        start = 0.5;
+    }
+    maximise(a, &difference(a, b), r, start, stop_at)
+}
+
+/// The safeguarded Newton search from `lambda`; see the module docs.
+#[inline]
+fn maximise(a: &Shape, difference: &Shape, r: Vec3, mut lambda: f32, stop_at: f32) -> Contact {
+    let mut best = Contact {
+        f: 0.0,
+        lambda,
+        steps: 0,
+    };
     let (mut lo, mut hi) = (0.0_f32, 1.0_f32);
-    let mut lambda = width_a / (width_a + width_b);
-    if !(lambda > 0.0 && lambda < 1.0) {
-        lambda = 0.5;
-    }
     for step in 1..=MAX_STEPS {
-        let at = sample(&a.matrix, &difference, r, lambda);
-        if at.f > best.f {
-            best = Contact {
-                f: at.f,
-                lambda,
-                steps: step,
-            };
-        }
+        let at = sample(a, difference, r, lambda);
         best.steps = step;
+        if at.f > best.f {
+            best.f = at.f;
+            best.lambda = lambda;
+        }
         if best.f >= stop_at || !at.f.is_finite() {
             break;
         }
@@ -250,11 +346,7 @@ pub fn contact_function_until(a: &Shape, b: &Shape, r: Vec3, stop_at: f32) -> Co
         let moved = (next - lambda).abs();
         lambda = next;
         if moved <= LAMBDA_TOLERANCE || hi - lo <= LAMBDA_TOLERANCE {
-            let last = sample(&a.matrix, &difference, r, lambda);
-            if last.f > best.f {
-                best.f = last.f;
-                best.lambda = lambda;
-            }
+            // The step is tiny: f(next) differs from f(λ) by about its square.
             break;
         }
     }
@@ -287,16 +379,17 @@ pub fn depth_along_centre_line(a: &Ellipsoid, b: &Ellipsoid) -> f32 {
 
 /// How far `b` (centre offset `r = c_b − c_a`) must move away from `a` in the
 /// ground plane, along `direction` (the horizontal part of `r` normalised, or
-/// any horizontal unit vector when that part is zero), for the two to just touch; 0 when they
-/// do not overlap. Exact: when `r` is horizontal it is the centre-line depth
-/// `|r| (1/√F − 1)`; otherwise the vertical offset stays fixed and the
-/// horizontal distance `s` solves `F(s·direction + r_z ẑ) = 1` by Newton's
-/// method from above (that `F` is convex and increasing in `s` because the
-/// shape matrices are block-diagonal, so the iterates never undershoot).
+/// any horizontal unit vector when that part is zero), for the two to just
+/// touch; 0 when they do not overlap. Exact: when `r` is horizontal it is the
+/// centre-line depth `|r| (1/√F − 1)`; otherwise the vertical offset stays
+/// fixed and the horizontal distance `s` solves `F(s·direction + r_z ẑ) = 1`
+/// by Newton's method from above (that `F` is convex and increasing in `s`
+/// because the shape matrices are block-diagonal, so the iterates never
+/// undershoot). Each Newton step re-maximises over λ from the previous
+/// maximiser, which is then only a step or two away.
 #[must_use]
 pub fn horizontal_separation(a: &Shape, b: &Shape, r: Vec3, direction: Vec3) -> f32 {
     let along = r.x * direction.x + r.y * direction.y;
-    let rise = Vec3::new(0.0, 0.0, r.z);
     let unit = contact_function(a, b, direction);
     if !(unit.f > 0.0 && unit.f.is_finite()) {
         return 0.0;
@@ -306,26 +399,33 @@ pub fn horizontal_separation(a: &Shape, b: &Shape, r: Vec3, direction: Vec3) -> 
     if r.z == 0.0 || reach <= along {
         return (reach - along).max(0.0);
     }
-    let mut last = reach;
+    let rise = Vec3::new(0.0, 0.0, r.z);
+    let difference = difference(a, b);
+    let mut lambda = unit.lambda;
     for _ in 0..MAX_STEPS {
-        let at = direction * reach + rise;
-        let contact = contact_function(a, b, at);
+        let contact = maximise(
+            a,
+            &difference,
+            direction * reach + rise,
+            lambda,
+            f32::INFINITY,
+        );
+        lambda = contact.lambda;
         let excess = contact.f - 1.0;
         if excess <= 1e-6 {
             break;
         }
         // Envelope theorem: dF/ds = 2 s λ(1 − λ) dᵀ C(λ)⁻¹ d at the maximiser.
-        let lambda = contact.lambda;
-        let c_inverse = (a.matrix * (1.0 - lambda) + b.matrix * lambda).inverse();
-        let slope = 2.0 * reach * lambda * (1.0 - lambda) * direction.dot(c_inverse * direction);
+        let blend = Blend::at(a, &difference, lambda);
+        let slope = 2.0 * reach * lambda * (1.0 - lambda) * direction.dot(blend.solve(direction));
         if slope.is_nan() || slope <= 0.0 {
             break;
         }
-        reach -= excess / slope;
-        if reach <= along || (last - reach).abs() <= 1e-6 * last {
+        let step = excess / slope;
+        reach -= step;
+        if reach <= along || step <= 1e-6 * reach {
             break;
         }
-        last = reach;
     }
     (reach - along).max(0.0)
 }
@@ -336,6 +436,39 @@ mod tests {
 
     fn close(a: f32, b: f32, tolerance: f32) -> bool {
         (a - b).abs() <= tolerance * a.abs().max(b.abs()).max(1.0)
+    }
+
+    /// `f(λ)` from the full 3×3 matrices, as the paper writes it.
+    fn reference_f(a: &Shape, b: &Shape, r: Vec3, lambda: f32) -> f32 {
+        let c = a.matrix() * (1.0 - lambda) + b.matrix() * lambda;
+        lambda * (1.0 - lambda) * r.dot(c.inverse() * r)
+    }
+
+    #[test]
+    fn block_diagonal_evaluation_matches_the_full_matrices() {
+        let a = Shape::new(Vec3::new(6.0, 1.0, 2.0), 0.2);
+        let b = Shape::new(Vec3::new(2.0, 3.0, 0.5), 2.0);
+        let r = Vec3::new(3.0, 4.0, 0.5);
+        let contact = contact_function(&a, &b, r);
+        let (mut best, mut at) = (0.0_f32, 0.0_f32);
+        for k in 1..2000 {
+            let lambda = k as f32 / 2000.0;
+            let f = reference_f(&a, &b, r, lambda);
+            if f > best {
+                (best, at) = (f, lambda);
+            }
+        }
+        assert!(
+            close(contact.f, best, 1e-5),
+            "{contact:?} vs {best} at {at}"
+        );
+        assert!(close(contact.lambda, at, 2e-3), "{contact:?} vs {at}");
+        assert!(contact.steps <= 8, "{contact:?}");
+        let full = a.matrix();
+        let turned = Mat3::from_rotation_z(0.2)
+            * Mat3::from_diagonal(Vec3::new(36.0, 1.0, 4.0))
+            * Mat3::from_rotation_z(0.2).transpose();
+        assert!(full.abs_diff_eq(turned, 1e-4), "{full:?} vs {turned:?}");
     }
 
     #[test]

@@ -8,32 +8,44 @@
 //!
 //! Here each shield is an oriented ellipsoid (semi-axes forward, lateral,
 //! vertical; turned by the heading; centred at `(x, y, altitude)`), tested
-//! exactly with the Perram–Wertheim contact function (see
+//! exactly with the Perram–Wertheim contact function (Perram & Wertheim,
+//! *J. Comput. Phys.* 58 (1985) 409–416; see
 //! [`crate::ellipsoid`]), so a helicopter above a tank does not touch it and
 //! long ships are not treated as spheres. One pass:
 //!
-//! 1. **Shapes.** Each unit's shape matrix, bounding radius and smallest
-//!    semi-axis are computed once per pass (headings do not change here).
-//!    Units whose bounding radius exceeds the hash cell size are *big*
-//!    (starbases, capital ships): they go on a short list, sized at
-//!    [`Separation::reserve`], so that they never widen everyone else's
-//!    search.
-//! 2. **Sweep (Jacobi).** Every small unit looks up its candidates in the
-//!    spatial hash within its own bounding radius + the largest small bounding
-//!    radius + twice the *slack* (how far any unit may have moved since the
-//!    hash was built), from the current positions: a bounding-sphere check,
-//!    then the exact test. Each overlapping pair pushes the unit away along the
-//!    centre line by the exact depth times its share of the inverse mass
+//! 1. **Bodies (Jacobi pre-pass).** Each unit's block-diagonal shape
+//!    ([`Shape`]: the 2×2 ground-plane block and `vertical²`), bounding
+//!    radius, vertical semi-axis, smallest semi-axis, inverse mass and centre
+//!    are packed once per pass into one record, so a pair test reads two
+//!    records instead of five columns and never rebuilds a shape; pushes
+//!    update the centres in place. Units whose bounding radius exceeds the
+//!    hash cell size are *big* (starbases, capital ships): they go on a short
+//!    list, sized at [`Separation::reserve`], so that they never widen
+//!    everyone else's search.
+//! 2. **Sweep (Jacobi).** Every small movable unit looks up its candidates in
+//!    the spatial hash within its own bounding radius + the largest small
+//!    bounding radius + twice the *slack* (how far any unit may have moved
+//!    since the hash was built), from the current positions. Cheap rejections
+//!    first (bounding spheres, then the vertical extents), then the exact
+//!    test, which stops at the first sample `f(λ) ≥ 1` for the common
+//!    no-overlap case. Each overlapping pair pushes the unit away along the
+//!    centre line by the exact depth (plus a skin of [`SKIN_REL`] of the
+//!    smaller smallest semi-axis) times its share of the inverse mass
 //!    (`inv_self / (inv_self + inv_other)`; immovable units have inverse mass
-//!    0, so only the other party moves; pairs of two immovable units are
-//!    skipped). Pairs with a big unit are then handled on one thread in a fixed
-//!    order: each big unit queries the hash with its own radius, and big pairs
-//!    are tested all against all. Pushes are summed per unit and applied only
-//!    after every pair has been measured, so the result does not depend on the
-//!    thread count or on pair order.
+//!    0, so the movable party takes the full depth; pairs of two immovable
+//!    units are skipped). Pairs with a big unit are then handled on one
+//!    thread in a fixed order: each big unit queries the hash with its own
+//!    radius, and big pairs are tested all against all. A unit moves by the
+//!    **sum** of its pushes from movable partners times [`RELAXATION`] plus
+//!    the sum from immovable ones, applied only after every pair has been
+//!    measured, so the result does not depend on the thread count or on pair
+//!    order. (The mean of the pushes, tried first, under-relaxes a unit with
+//!    many neighbours by their number and stalled dense crowds.)
 //! 3. **Repeat** up to `iterations` times, or until no pair overlaps by more
 //!    than [`TOLERANCE_REL`] of the smaller shield's smallest semi-axis. After
-//!    the last push one more sweep measures what remains.
+//!    the last push one more sweep measures what remains, from the current
+//!    positions with the slack widened by every push since the hash was
+//!    built.
 //!
 //! **Ground plane only.** Separation moves units only in the ground plane,
 //! airborne ones included: altitude belongs to the flight model, and nothing
@@ -54,12 +66,21 @@
 use glam::{Vec2, Vec3};
 
 use crate::ellipsoid::{Shape, contact_function_until, horizontal_separation};
-use crate::parallel::for_each_chunk;
+use crate::parallel::{CHUNK_ROWS, PARALLEL_MIN_ROWS, for_each_chunk};
 use crate::spatial::{Bounds, GridError, SpatialHash};
 
 /// A pair still counts as overlapping when its depth exceeds this fraction of
 /// the smaller shield's smallest semi-axis; below it the pass has converged.
 pub const TOLERANCE_REL: f32 = 1e-4;
+/// Each unit moves by the sum of its pair pushes from movable neighbours
+/// times this factor (pushes from immovable ones count in full). Below 1 it
+/// damps the overshoot of a unit squeezed from many sides at once.
+pub const RELAXATION: f32 = 1.0;
+/// Overlapping pairs are pushed this fraction of the smaller shield's
+/// smallest semi-axis beyond touching (a fraction of a millimetre for
+/// metre-sized shields), so that Jacobi sweeps end with pairs just apart
+/// instead of creeping towards touching from inside.
+pub const SKIN_REL: f32 = 1e-3;
 /// Rebuild the stage's own hash once units may have moved this many cells.
 const REBUILD_SLACK_CELLS: f32 = 0.25;
 
@@ -86,8 +107,8 @@ pub struct SeparationStats {
     /// Candidate pairs examined over all sweeps (a pair of two small units is
     /// examined from both sides, a pair with a big unit once).
     pub pairs_tested: u64,
-    /// Candidates that passed the bounding-sphere check and got the exact
-    /// Perram–Wertheim test.
+    /// Candidates that passed the bounding-sphere and height checks and got
+    /// the exact Perram–Wertheim test.
     pub exact_tests: u64,
     /// Overlapping pairs found by the first sweep (before any push).
     pub overlaps: u64,
@@ -102,49 +123,41 @@ pub struct SeparationStats {
     pub max_overlap_rel: f32,
 }
 
-/// One unit's shield, prepared for the pass.
-#[derive(Clone, Copy, Debug)]
-struct UnitShape {
+/// One unit's shield, prepared once per pass, with its current centre.
+#[derive(Clone, Copy, Debug, Default)]
+struct Body {
+    /// `(x, y, altitude)`, updated with every push.
+    centre: Vec3,
     shape: Shape,
     /// Bounding-sphere radius (largest semi-axis).
     radius: f32,
+    /// Vertical semi-axis.
+    half_height: f32,
     /// Smallest semi-axis.
     smallest: f32,
-}
-
-impl Default for UnitShape {
-    fn default() -> UnitShape {
-        UnitShape {
-            shape: Shape::new(Vec3::ONE, 0.0),
-            radius: 1.0,
-            smallest: 1.0,
-        }
-    }
+    inv_mass: f32,
 }
 
 /// One unit's share of a sweep.
 #[derive(Clone, Copy, Debug, Default)]
 struct Push {
-    /// Sum of the pair pushes; the unit moves by their mean.
-    offset: Vec2,
-    /// Overlapping pairs that push this unit.
-    contacts: u32,
+    /// Sum of the pushes from movable partners.
+    mutual: Vec2,
+    /// Sum of the pushes from immovable partners.
+    wall: Vec2,
     tested: u32,
     exact: u32,
-    /// Overlapping pairs above tolerance, counted on the lower index's side.
+    /// Overlapping pairs above tolerance, counted on one side only.
     overlaps: u32,
     depth_m: f32,
     depth_rel: f32,
 }
 
 impl Push {
-    /// Where the unit moves: the mean of its pair pushes.
+    /// Where the unit moves.
+    #[inline]
     fn step(&self) -> Vec2 {
-        if self.contacts > 1 {
-            self.offset / self.contacts as f32
-        } else {
-            self.offset
-        }
+        self.mutual * RELAXATION + self.wall
     }
 }
 
@@ -165,7 +178,7 @@ struct Sweep {
 pub struct Separation {
     iterations: u32,
     local: SpatialHash,
-    shapes: Vec<UnitShape>,
+    bodies: Vec<Body>,
     pushes: Vec<Push>,
     /// Units whose bounding radius exceeds a cell, in index order.
     big: Vec<u32>,
@@ -174,10 +187,7 @@ pub struct Separation {
 /// What the sweeps of one pass share.
 #[derive(Clone, Copy)]
 struct Context<'a> {
-    shapes: &'a [UnitShape],
-    position: &'a [Vec2],
-    altitude: &'a [f32],
-    inv_mass: &'a [f32],
+    bodies: &'a [Body],
     /// Units with a radius above this are big.
     big_radius: f32,
     /// Largest bounding radius among small units.
@@ -185,21 +195,13 @@ struct Context<'a> {
     slack: f32,
 }
 
-impl Context<'_> {
-    fn centre(&self, unit: usize) -> Vec3 {
-        self.position[unit].extend(self.altitude[unit])
-    }
-
-    fn is_big(&self, unit: usize) -> bool {
-        self.shapes[unit].radius > self.big_radius
-    }
-}
-
 /// How an overlapping pair is pushed apart.
 struct Overlap {
     /// Unit vector from the first unit towards the second, ground plane.
     direction: Vec2,
     depth: f32,
+    /// The depth plus the skin: how far the pair is pushed apart.
+    push: f32,
     relative: f32,
 }
 
@@ -211,7 +213,7 @@ impl Separation {
         Ok(Separation {
             iterations,
             local: SpatialHash::new(bounds, cell_size)?,
-            shapes: Vec::new(),
+            bodies: Vec::new(),
             pushes: Vec::new(),
             big: Vec::new(),
         })
@@ -231,7 +233,7 @@ impl Separation {
     /// Grows scratch (including the big-unit list and the stage's own hash)
     /// to `units`, so passes never allocate.
     pub fn reserve(&mut self, units: usize) {
-        self.shapes.reserve(units.saturating_sub(self.shapes.len()));
+        self.bodies.reserve(units.saturating_sub(self.bodies.len()));
         self.pushes.reserve(units.saturating_sub(self.pushes.len()));
         self.big.reserve(units.saturating_sub(self.big.len()));
         self.local.reserve(units);
@@ -261,31 +263,37 @@ impl Separation {
         let Separation {
             iterations,
             local,
-            shapes,
+            bodies,
             pushes,
             big,
         } = self;
-        shapes.resize(units, UnitShape::default());
+        bodies.resize(units, Body::default());
         pushes.resize(units, Push::default());
-        for_each_chunk(shapes, |first, rows| {
-            for (offset, shape) in rows.iter_mut().enumerate() {
-                let unit = first + offset;
-                let axes = input.shield[unit];
-                *shape = UnitShape {
-                    shape: Shape::new(axes, input.heading[unit]),
-                    radius: axes.max_element(),
-                    smallest: axes.min_element(),
-                };
-            }
-        });
+        {
+            let position = &*position;
+            for_each_chunk(bodies, |first, rows| {
+                for (offset, body) in rows.iter_mut().enumerate() {
+                    let unit = first + offset;
+                    let axes = input.shield[unit];
+                    *body = Body {
+                        centre: position[unit].extend(input.altitude[unit]),
+                        shape: Shape::new(axes, input.heading[unit]),
+                        radius: axes.max_element(),
+                        half_height: axes.z,
+                        smallest: axes.min_element(),
+                        inv_mass: input.inv_mass[unit],
+                    };
+                }
+            });
+        }
         let big_radius = input.spatial.cell_size();
         big.clear();
         let mut small_radius = 0.0_f32;
-        for (unit, shape) in shapes.iter().enumerate() {
-            if shape.radius > big_radius {
+        for (unit, body) in bodies.iter().enumerate() {
+            if body.radius > big_radius {
                 big.push(unit as u32);
             } else {
-                small_radius = small_radius.max(shape.radius);
+                small_radius = small_radius.max(body.radius);
             }
         }
 
@@ -295,10 +303,7 @@ impl Separation {
         loop {
             let hash: &SpatialHash = if own_hash { local } else { input.spatial };
             let context = Context {
-                shapes,
-                position,
-                altitude: input.altitude,
-                inv_mass: input.inv_mass,
+                bodies,
                 big_radius,
                 small_radius,
                 slack,
@@ -315,9 +320,10 @@ impl Separation {
                 break;
             }
             let pushes = &*pushes;
-            for_each_chunk(position, |first, rows| {
-                for (offset, position) in rows.iter_mut().enumerate() {
+            for_each_chunk2(position, bodies, |first, positions, bodies| {
+                for (offset, (position, body)) in positions.iter_mut().zip(bodies).enumerate() {
                     *position += pushes[first + offset].step();
+                    body.centre = position.extend(body.centre.z);
                 }
             });
             stats.iterations += 1;
@@ -344,10 +350,10 @@ fn sweep(context: &Context<'_>, hash: &SpatialHash, big: &[u32], pushes: &mut [P
     // Pairs with a big unit: one thread, fixed order, both sides at once.
     for (place, &unit) in big.iter().enumerate() {
         let unit = unit as usize;
-        let search = context.shapes[unit].radius + context.small_radius + 2.0 * context.slack;
+        let search = context.bodies[unit].radius + context.small_radius + 2.0 * context.slack;
         hash.for_each_neighbour(unit as u32, search, |other, _| {
             let other = other as usize;
-            if !context.is_big(other) {
+            if context.bodies[other].radius <= context.big_radius {
                 push_pair(unit, other, context, pushes);
             }
         });
@@ -362,8 +368,9 @@ fn sweep(context: &Context<'_>, hash: &SpatialHash, big: &[u32], pushes: &mut [P
         total.overlaps += u64::from(push.overlaps);
         total.depth_m = total.depth_m.max(push.depth_m);
         total.depth_rel = total.depth_rel.max(push.depth_rel);
-        total.largest_push = total.largest_push.max(push.step().length());
+        total.largest_push = total.largest_push.max(push.step().length_squared());
     }
+    total.largest_push = total.largest_push.sqrt();
     total
 }
 
@@ -371,29 +378,30 @@ fn sweep(context: &Context<'_>, hash: &SpatialHash, big: &[u32], pushes: &mut [P
 /// sequential phase).
 fn small_push(unit: usize, context: &Context<'_>, hash: &SpatialHash) -> Push {
     let mut push = Push::default();
-    if context.is_big(unit) {
+    let own = &context.bodies[unit];
+    if own.radius > context.big_radius || own.inv_mass == 0.0 {
+        // Big units get their pairs in the sequential phase; immovable ones
+        // push others from the other side, where their pairs are measured.
         return push;
     }
-    let search = context.shapes[unit].radius + context.small_radius + 2.0 * context.slack;
-    let own_inv_mass = context.inv_mass[unit];
-    if own_inv_mass == 0.0 {
-        // Immovable: it pushes others from their side, and its own pairs
-        // with small units are measured there.
-        return push;
-    }
+    let search = own.radius + context.small_radius + 2.0 * context.slack;
     hash.for_each_neighbour(unit as u32, search, |other, _| {
         let other = other as usize;
-        if context.is_big(other) || own_inv_mass + context.inv_mass[other] == 0.0 {
+        let them = &context.bodies[other];
+        if them.radius > context.big_radius {
             return;
         }
         push.tested += 1;
-        if let Some(overlap) = overlap_of(unit, other, context, &mut push.exact) {
+        if let Some(overlap) = overlap_of(own, them, unit < other, &mut push.exact) {
             // Immovable units do not sweep: count their pairs here.
-            let count_here = unit < other || context.inv_mass[other] == 0.0;
+            let count_here = unit < other || them.inv_mass == 0.0;
             record(&mut push, &overlap, count_here);
-            let share = own_inv_mass / (own_inv_mass + context.inv_mass[other]);
-            push.offset -= overlap.direction * (overlap.depth * share);
-            push.contacts += 1;
+            if them.inv_mass == 0.0 {
+                push.wall -= overlap.direction * overlap.push;
+            } else {
+                let share = own.inv_mass / (own.inv_mass + them.inv_mass);
+                push.mutual -= overlap.direction * (overlap.push * share);
+            }
         }
     });
     push
@@ -401,20 +409,28 @@ fn small_push(unit: usize, context: &Context<'_>, hash: &SpatialHash) -> Push {
 
 /// Tests the pair `(unit, other)` once and pushes both.
 fn push_pair(unit: usize, other: usize, context: &Context<'_>, pushes: &mut [Push]) {
-    let (inv_unit, inv_other) = (context.inv_mass[unit], context.inv_mass[other]);
-    if inv_unit + inv_other == 0.0 {
+    let (a, b) = (&context.bodies[unit], &context.bodies[other]);
+    let total = a.inv_mass + b.inv_mass;
+    if total == 0.0 {
         return;
     }
     pushes[unit].tested += 1;
-    let Some(overlap) = overlap_of(unit, other, context, &mut pushes[unit].exact) else {
+    let Some(overlap) = overlap_of(a, b, unit < other, &mut pushes[unit].exact) else {
         return;
     };
     record(&mut pushes[unit], &overlap, true);
-    let total = inv_unit + inv_other;
-    pushes[unit].offset -= overlap.direction * (overlap.depth * inv_unit / total);
-    pushes[other].offset += overlap.direction * (overlap.depth * inv_other / total);
-    pushes[unit].contacts += u32::from(inv_unit > 0.0);
-    pushes[other].contacts += u32::from(inv_other > 0.0);
+    let (to_unit, to_other) = (
+        overlap.direction * (overlap.push * a.inv_mass / total),
+        overlap.direction * (overlap.push * b.inv_mass / total),
+    );
+    if b.inv_mass == 0.0 {
+        pushes[unit].wall -= to_unit;
+    } else if a.inv_mass == 0.0 {
+        pushes[other].wall += to_other;
+    } else {
+        pushes[unit].mutual -= to_unit;
+        pushes[other].mutual += to_other;
+    }
 }
 
 fn record(push: &mut Push, overlap: &Overlap, count_here: bool) {
@@ -425,18 +441,13 @@ fn record(push: &mut Push, overlap: &Overlap, count_here: bool) {
     }
 }
 
-/// The exact overlap of `unit` and `other` at current positions, if any.
+/// The exact overlap of `a` and `b` at their current centres, if any.
+/// `a_first` breaks the tie of coinciding ground positions.
 #[inline]
-fn overlap_of(
-    unit: usize,
-    other: usize,
-    context: &Context<'_>,
-    exact: &mut u32,
-) -> Option<Overlap> {
-    let (a, b) = (&context.shapes[unit], &context.shapes[other]);
-    let r = context.centre(other) - context.centre(unit);
+fn overlap_of(a: &Body, b: &Body, a_first: bool, exact: &mut u32) -> Option<Overlap> {
+    let r = b.centre - a.centre;
     let reach = a.radius + b.radius;
-    if r.length_squared() >= reach * reach {
+    if r.length_squared() >= reach * reach || r.z.abs() >= a.half_height + b.half_height {
         return None;
     }
     *exact += 1;
@@ -453,7 +464,7 @@ fn overlap_of(
     } else {
         let direction = if across_length > 0.0 {
             across / across_length
-        } else if unit < other {
+        } else if a_first {
             Vec2::X
         } else {
             Vec2::NEG_X
@@ -462,9 +473,32 @@ fn overlap_of(
         (direction, depth)
     };
     // Non-finite depths only come from absurd shield sizes: leave those alone.
+    let smallest = a.smallest.min(b.smallest);
     (depth.is_finite() && depth > 0.0).then(|| Overlap {
         direction,
         depth,
-        relative: depth / a.smallest.min(b.smallest),
+        push: depth + SKIN_REL * smallest,
+        relative: depth / smallest,
     })
+}
+
+/// Like [`for_each_chunk`] over two columns cut alike.
+fn for_each_chunk2<A: Send, B: Send>(
+    a: &mut [A],
+    b: &mut [B],
+    work: impl Fn(usize, &mut [A], &mut [B]) + Sync,
+) {
+    use rayon::prelude::*;
+    assert_eq!(a.len(), b.len(), "columns differ in length");
+    if a.len() < PARALLEL_MIN_ROWS {
+        a.chunks_mut(CHUNK_ROWS)
+            .zip(b.chunks_mut(CHUNK_ROWS))
+            .enumerate()
+            .for_each(|(chunk, (a, b))| work(chunk * CHUNK_ROWS, a, b));
+    } else {
+        a.par_chunks_mut(CHUNK_ROWS)
+            .zip(b.par_chunks_mut(CHUNK_ROWS))
+            .enumerate()
+            .for_each(|(chunk, (a, b))| work(chunk * CHUNK_ROWS, a, b));
+    }
 }

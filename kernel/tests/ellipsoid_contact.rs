@@ -127,7 +127,7 @@ fn random_pair(pair: u64) -> (Ellipsoid, Ellipsoid, &'static str) {
 /// skipped whole, which changes no answer.
 fn some_surface_point_inside(surface: &Ellipsoid, solid: &Ellipsoid) -> bool {
     let rotation = surface.rotation();
-    let solid_inverse = solid.shape().inverse;
+    let solid_inverse = solid.shape().matrix().inverse();
     let long = surface.semi_axes.max_position();
     let (side_1, side_2) = ((long + 1) % 3, (long + 2) % 3);
     let widest_side = surface.semi_axes[side_1].max(surface.semi_axes[side_2]);

@@ -82,7 +82,8 @@ impl World {
 /// forward 1–4 m, lateral 0.5–2 m, vertical 1–2 m; 1 % big immovable
 /// buildings (forward 9–16 m, bigger than a cell), 5 % small immovable units,
 /// 15 % airborne at 2–25 m (some still low enough to meet ground shields).
-/// An immovable unit too close to an earlier one becomes movable.
+/// An immovable unit too close to an earlier one becomes an ordinary movable
+/// unit.
 pub fn crowd(seed: u64, units: usize, area_per_unit: f32) -> World {
     let side = (units as f32 * area_per_unit).sqrt();
     let draw = |stream: u64, unit: usize, low: f32, high: f32| {
@@ -93,11 +94,12 @@ pub fn crowd(seed: u64, units: usize, area_per_unit: f32) -> World {
         let position = Vec2::new(draw(1, unit, 0.0, side), draw(2, unit, 0.0, side));
         let heading = draw(3, unit, -3.2, 3.2);
         let class = draw(4, unit, 0.0, 1.0);
-        let mut shield = Vec3::new(
+        let ordinary = Vec3::new(
             draw(5, unit, 1.0, 4.0),
             draw(6, unit, 0.5, 2.0),
             draw(7, unit, 1.0, 2.0),
         );
+        let mut shield = ordinary;
         let (mut altitude, mut inv_mass) = (0.0, draw(8, unit, 0.5, 2.0));
         if class < 0.01 {
             shield = Vec3::new(draw(9, unit, 9.0, 16.0), draw(10, unit, 4.0, 9.0), 6.0);
@@ -116,7 +118,9 @@ pub fn crowd(seed: u64, units: usize, area_per_unit: f32) -> World {
                         < world.shield[other].max_element() + shield.max_element() + 8.0
             });
             if crowded {
-                inv_mass = 1.0;
+                // An ordinary movable unit instead: a big movable shield
+                // could be wedged between two immovable ones for good.
+                (shield, inv_mass) = (ordinary, 1.0);
             }
         }
         world.push(position, altitude, heading, shield, inv_mass);
