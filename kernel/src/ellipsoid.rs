@@ -56,9 +56,11 @@ use glam::{Mat3, Vec3};
 /// sphere start converges quadratically in a handful of steps; bisection
 /// alone would still narrow the bracket to 2⁻²⁴, the resolution of `f32`.
 pub const MAX_STEPS: u32 = 24;
-/// Stop once a step moves λ less than this (the maximum is flat, so `F` is
-/// then accurate to roughly the square of it).
-const LAMBDA_TOLERANCE: f32 = 1e-5;
+/// Stop once the Newton step would move λ less than this: Newton converges
+/// quadratically, so λ is then within about the square of it of the
+/// maximiser, and `F` (flat there) is accurate to far better than `f32`
+/// depths need.
+const LAMBDA_TOLERANCE: f32 = 1e-3;
 
 /// An oriented shield ellipsoid.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -338,6 +340,11 @@ fn maximise(a: &Shape, difference: &Shape, r: Vec3, mut lambda: f32, stop_at: f3
             hi = lambda;
         }
         let newton = lambda - at.slope / at.curvature;
+        if at.curvature < 0.0 && (newton - lambda).abs() <= LAMBDA_TOLERANCE {
+            // Converged: the Newton step is tiny (it may land on the bracket
+            // end `lambda` itself, which the bracket test below would refuse).
+            break;
+        }
         let next = if at.curvature < 0.0 && newton > lo && newton < hi {
             newton
         } else {
