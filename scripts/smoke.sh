@@ -5,7 +5,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 report=$(mktemp --suffix=.json)
 trap 'rm -f "$report"' EXIT
-cargo run --quiet --release -p convoy-bench -- run --ticks 60 --json "$report"
+# The dev profile (optimised kernel) reuses the test build: no release build.
+cargo run --quiet -p convoy-bench -- run --ticks 60 --json "$report"
 python3 - "$report" <<'PY'
 import json, sys
 report = json.load(open(sys.argv[1]))

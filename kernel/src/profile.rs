@@ -33,6 +33,9 @@ pub struct Profile {
     /// Path-queue settings.
     #[serde(default)]
     pub paths: PathsSection,
+    /// Shield-separation settings.
+    #[serde(default)]
+    pub separation: SeparationSection,
     /// Frame and stage budgets.
     pub budget: BudgetSection,
 }
@@ -175,6 +178,28 @@ impl Default for PathsSection {
     fn default() -> PathsSection {
         PathsSection {
             max_requests_per_tick: default_requests_per_tick(),
+        }
+    }
+}
+
+/// `[separation]`: shield separation.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SeparationSection {
+    /// Most push iterations per tick (≥ 1); the pass stops earlier once
+    /// nothing overlaps.
+    #[serde(default = "default_separation_iterations")]
+    pub iterations: u32,
+}
+
+fn default_separation_iterations() -> u32 {
+    2
+}
+
+impl Default for SeparationSection {
+    fn default() -> SeparationSection {
+        SeparationSection {
+            iterations: default_separation_iterations(),
         }
     }
 }
@@ -357,6 +382,9 @@ impl Profile {
                 "paths.max_requests_per_tick",
                 "must be at least 1, was 0".into(),
             );
+        }
+        if self.separation.iterations == 0 {
+            return fail("separation.iterations", "must be at least 1, was 0".into());
         }
         for (key, value) in self.budget.entries() {
             if !(value.is_finite() && value > 0.0) {

@@ -105,6 +105,7 @@ pub fn build(profile: &Profile, threads: usize) -> Result<Sim, ConfigError> {
         neighbour_radius: profile.world.neighbour_radius_m,
         budgets: profile.budget.budgets(),
         max_path_requests_per_tick: profile.paths.max_requests_per_tick as usize,
+        separation_iterations: profile.separation.iterations,
         reorder_interval: profile.world.reorder_interval_ticks,
     };
     let mut sim = Sim::new(config)?;

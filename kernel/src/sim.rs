@@ -36,6 +36,8 @@ pub struct SimConfig {
     pub budgets: Budgets,
     /// Most path requests served per tick.
     pub max_path_requests_per_tick: usize,
+    /// Most separation pushes per tick (0 only measures overlap).
+    pub separation_iterations: u32,
     /// Every this many ticks the vehicle rows are reordered into spatial
     /// cell order, so neighbours sit together in memory; 0 never does.
     pub reorder_interval: u32,
@@ -52,6 +54,7 @@ impl SimConfig {
             neighbour_radius: 8.0,
             budgets: Budgets::default(),
             max_path_requests_per_tick: 1024,
+            separation_iterations: 2,
             reorder_interval: 32,
         }
     }
@@ -113,7 +116,9 @@ impl Sim {
         if !(radius.is_finite() && radius > 0.0) {
             return Err(ConfigError::BadNeighbourRadius(radius));
         }
-        let spatial = SpatialHash::new(config.bounds, config.cell_size.unwrap_or(radius))?;
+        let cell_size = config.cell_size.unwrap_or(radius);
+        let spatial = SpatialHash::new(config.bounds, cell_size)?;
+        let separation = Separation::new(config.bounds, cell_size, config.separation_iterations)?;
         let builder = || ThreadPoolBuilder::new().num_threads(config.threads);
         let pool = builder()
             .use_current_thread()
@@ -125,7 +130,7 @@ impl Sim {
             vehicles: Vehicles::default(),
             spatial,
             path_queue: PathQueue::default(),
-            separation: Separation::default(),
+            separation,
             limits: UnitLimits::default(),
             reorder_scratch: Vec::new(),
             pool: Arc::new(pool),
@@ -287,16 +292,20 @@ impl Sim {
             stages.run(Stage::Separation, || {
                 let input = SeparationInput {
                     altitude: columns.altitude,
+                    heading: columns.heading,
                     shield: columns.shield,
                     inv_mass: columns.inv_mass,
                     spatial,
-                    max_radius: limits.shield_radius,
                     max_travel: limits.speed * dt,
                 };
                 let pass = separation.pass(input, columns.position);
                 [
                     Counter::mean("pairs_tested", pass.pairs_tested as f64),
-                    Counter::mean("overlapping_units", pass.overlapping_units as f64),
+                    Counter::mean("exact_tests", pass.exact_tests as f64),
+                    Counter::mean("overlaps", pass.overlaps as f64),
+                    Counter::mean("iterations", f64::from(pass.iterations)),
+                    Counter::max("max_overlap_m", f64::from(pass.max_overlap_m)),
+                    Counter::max("max_overlap_rel", f64::from(pass.max_overlap_rel)),
                 ]
             });
             Gauges {

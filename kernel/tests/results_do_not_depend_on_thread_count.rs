@@ -37,8 +37,5 @@ fn two_hundred_ticks_on_one_and_two_threads_give_bit_identical_columns() {
         .iter()
         .find(|stage| stage.name == "separation")
         .unwrap();
-    assert!(
-        separation.counters["overlapping_units"] > 0.0,
-        "{separation:?}"
-    );
+    assert!(separation.counters["overlaps"] > 0.0, "{separation:?}");
 }
