@@ -1,0 +1,168 @@
+//! Instruction counts per stage of the tick, under valgrind's callgrind via
+//! `gungraun`: noise-free numbers for CI on shared machines.
+//!
+//! Every benchmark runs on the default profile's world (10,000 units) built
+//! on ONE thread, so the count does not depend on scheduling, and stepped
+//! once so the columns hold a moving world and every scratch buffer has
+//! grown. Building the world is setup, not counted; the world is returned
+//! from each benchmark so dropping it is not counted either.
+//!
+//! Run with `scripts/bench-instructions.sh` (installs the matching
+//! `gungraun-runner` and checks for valgrind), or directly with
+//! `cargo bench -p convoy-bench --bench instructions`.
+
+// gungraun's macros generate public modules, functions and constants without
+// docs and with fully qualified paths.
+#![allow(missing_docs, unused_qualifications)]
+
+use std::hint::black_box;
+
+use convoy::separation::{Separation, SeparationInput};
+use convoy::steer::dynamics::{self, DynamicsInput, DynamicsState};
+use convoy::steer::seek::{self, SeekInput};
+use convoy::{Profile, Sim, SpatialHash, formation, scenario};
+use gungraun::{
+    Callgrind, LibraryBenchmarkConfig, library_benchmark, library_benchmark_group, main,
+};
+
+/// The default profile: 10,000 mixed units crossing an open map.
+const PROFILE: &str = include_str!("../../profiles/default.toml");
+
+/// A world ready for any stage: the `Sim` plus the stage state the `Sim`
+/// keeps private (its spatial hash and separation scratch), rebuilt here
+/// the way `Sim::step` builds them.
+struct World {
+    sim: Sim,
+    spatial: SpatialHash,
+    separation: Separation,
+    dt: f32,
+    max_travel: f32,
+}
+
+/// Setup (not counted): the default profile on one thread, stepped once.
+fn world() -> World {
+    let profile = Profile::parse(PROFILE, "default.toml").expect("the default profile parses");
+    let dt = profile.run.dt;
+    let mut sim = scenario::build(&profile, 1).expect("the default profile builds");
+    sim.step(dt);
+    let config = sim.config();
+    let mut spatial = SpatialHash::new(
+        config.bounds,
+        config.cell_size.unwrap_or(config.neighbour_radius),
+    )
+    .expect("the profile's grid is valid");
+    let columns = sim.vehicles().columns();
+    spatial.reserve(columns.position().len());
+    spatial.rebuild(columns.position());
+    let max_travel = columns.max_speed().iter().copied().fold(0.0, f32::max) * dt;
+    let mut separation = Separation::new(
+        config.bounds,
+        config.cell_size.unwrap_or(config.neighbour_radius),
+        config.separation_iterations,
+    )
+    .expect("the profile's grid is valid");
+    separation.reserve(columns.position().len());
+    World {
+        sim,
+        spatial,
+        separation,
+        dt,
+        max_travel,
+    }
+}
+
+// `spatial`: rebuild the hash from this tick's positions.
+#[library_benchmark]
+#[bench::units_10k(setup = world)]
+fn spatial_rebuild(mut world: World) -> World {
+    let stats = world
+        .spatial
+        .rebuild(black_box(world.sim.vehicles().columns().position()));
+    black_box(stats);
+    world
+}
+
+// `formations`: every unit's drive-to point.
+#[library_benchmark]
+#[bench::units_10k(setup = world)]
+fn formations(mut world: World) -> World {
+    let columns = world.sim.vehicles_mut();
+    black_box(formation::assign_drive_to(
+        columns.goal,
+        columns.platoon,
+        columns.drive_to,
+    ));
+    world
+}
+
+// `steering`: seek towards the drive-to points.
+#[library_benchmark]
+#[bench::units_10k(setup = world)]
+fn steering(mut world: World) -> World {
+    let columns = world.sim.vehicles_mut();
+    let input = SeekInput {
+        position: columns.position,
+        drive_to: columns.drive_to,
+        max_speed: columns.max_speed,
+        max_accel: columns.max_accel,
+    };
+    black_box(seek::seek(input, columns.desired_velocity));
+    world
+}
+
+// `integrate`: velocities, headings and positions by `dt`.
+#[library_benchmark]
+#[bench::units_10k(setup = world)]
+fn integrate(mut world: World) -> World {
+    let dt = world.dt;
+    let columns = world.sim.vehicles_mut();
+    let input = DynamicsInput {
+        desired_velocity: columns.desired_velocity,
+        max_speed: columns.max_speed,
+        max_accel: columns.max_accel,
+    };
+    let state = DynamicsState {
+        position: columns.position,
+        velocity: columns.velocity,
+        heading: columns.heading,
+    };
+    black_box(dynamics::integrate(input, state, black_box(dt)));
+    world
+}
+
+// `separation`: one Jacobi pass pushing overlapping shields apart.
+#[library_benchmark]
+#[bench::units_10k(setup = world)]
+fn separation(mut world: World) -> World {
+    let columns = world.sim.vehicles_mut();
+    let input = SeparationInput {
+        altitude: columns.altitude,
+        heading: columns.heading,
+        shield: columns.shield,
+        inv_mass: columns.inv_mass,
+        spatial: &world.spatial,
+        max_travel: world.max_travel,
+    };
+    black_box(world.separation.pass(input, columns.position));
+    world
+}
+
+// The whole tick: `Sim::step`, every stage plus the instruments.
+#[library_benchmark]
+#[bench::units_10k(setup = world)]
+fn tick(mut world: World) -> World {
+    world.sim.step(black_box(world.dt));
+    world
+}
+
+library_benchmark_group!(
+    name = stages;
+    benchmarks = spatial_rebuild, formations, steering, integrate, separation, tick
+);
+
+main!(
+    // Instruction counts are the point: the cache simulation only adds
+    // run time and modelled (not measured) cache figures.
+    config = LibraryBenchmarkConfig::default().tool(Callgrind::with_args(["--cache-sim=no"]));
+    library_benchmark_groups = stages
+);
