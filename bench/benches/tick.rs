@@ -1,0 +1,109 @@
+//! The per-unit stages of the tick and the whole `Sim::step`, at 10k and
+//! 100k units of the default profile (criterion, the global rayon pool).
+//! The spatial hash, planners and separation have their own benches with
+//! their peers (`spatial`, `pathfinding`, `separation`); these stages have no
+//! library doing the same job to compare against, so each checks its own
+//! answer instead: seek's desired speeds never exceed the unit's top speed,
+//! and integration moves units.
+//!
+//! `cargo bench -p convoy-bench --bench tick`; `-- --profile-time 5` writes
+//! a flamegraph per benchmark under `target/criterion/`.
+
+// Shared with the other benches; this one uses only the profiler hook.
+#[allow(dead_code)]
+mod common;
+
+use std::hint::black_box;
+
+use convoy::steer::dynamics::{self, DynamicsInput, DynamicsState};
+use convoy::steer::seek::{self, SeekInput};
+use convoy::{Profile, Sim, formation, scenario};
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+
+fn world(units: u32) -> (Sim, f32) {
+    let mut profile = Profile::parse(include_str!("../../profiles/default.toml"), "default.toml")
+        .expect("the default profile parses");
+    profile.scenario.units = units;
+    let threads = std::thread::available_parallelism().map_or(1, usize::from);
+    let mut sim = scenario::build(&profile, threads).expect("the default profile builds");
+    // A moving world with every scratch buffer grown.
+    for _ in 0..2 {
+        sim.step(profile.run.dt);
+    }
+    (sim, profile.run.dt)
+}
+
+fn stages(c: &mut Criterion) {
+    for units in [10_000u32, 100_000] {
+        let (mut sim, dt) = world(units);
+        let mut group = c.benchmark_group(format!("tick/{units}"));
+        group.throughput(Throughput::Elements(u64::from(units)));
+
+        group.bench_function(BenchmarkId::from_parameter("formations"), |b| {
+            b.iter(|| {
+                let columns = sim.vehicles_mut();
+                black_box(formation::assign_drive_to(
+                    columns.goal,
+                    columns.platoon,
+                    columns.drive_to,
+                ))
+            })
+        });
+        group.bench_function(BenchmarkId::from_parameter("steering"), |b| {
+            b.iter(|| {
+                let columns = sim.vehicles_mut();
+                let input = SeekInput {
+                    position: columns.position,
+                    drive_to: columns.drive_to,
+                    max_speed: columns.max_speed,
+                    max_accel: columns.max_accel,
+                };
+                black_box(seek::seek(input, columns.desired_velocity))
+            })
+        });
+        let columns = sim.vehicles().columns();
+        let too_fast = columns
+            .desired_velocity()
+            .iter()
+            .zip(columns.max_speed())
+            .filter(|(desired, max)| desired.length() > **max * 1.0001)
+            .count();
+        assert_eq!(too_fast, 0, "seek asked for more than top speed");
+
+        let before = sim.vehicles().columns().position().to_vec();
+        group.bench_function(BenchmarkId::from_parameter("integrate"), |b| {
+            b.iter(|| {
+                let columns = sim.vehicles_mut();
+                let input = DynamicsInput {
+                    desired_velocity: columns.desired_velocity,
+                    max_speed: columns.max_speed,
+                    max_accel: columns.max_accel,
+                };
+                let state = DynamicsState {
+                    position: columns.position,
+                    velocity: columns.velocity,
+                    heading: columns.heading,
+                };
+                black_box(dynamics::integrate(input, state, dt))
+            })
+        });
+        assert_ne!(
+            before,
+            sim.vehicles().columns().position(),
+            "integration moved nobody"
+        );
+
+        group.sample_size(10);
+        group.bench_function(BenchmarkId::from_parameter("whole_step"), |b| {
+            b.iter(|| sim.step(dt))
+        });
+        group.finish();
+    }
+}
+
+criterion_group! {
+    name = benches;
+    config = Criterion::default().with_profiler(common::FlamegraphProfiler::new(997));
+    targets = stages
+}
+criterion_main!(benches);
