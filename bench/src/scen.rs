@@ -153,24 +153,13 @@ fn output(path: &Path, reason: String) -> CliError {
 }
 
 fn grid_answer(planner: &mut GridPlanner, grid: &CostGrid, scenario: &Scenario) -> Answer {
-    let started = Instant::now();
-    let found = planner.find_path(grid, scenario.start, scenario.goal);
-    let elapsed = started.elapsed();
-    let expanded = planner.expanded();
-    match found {
-        Ok(path) => Answer {
-            length: Some(path.length),
-            points: path.cells,
-            elapsed,
-            expanded,
-        },
-        Err(_) => Answer {
-            length: None,
-            points: Vec::new(),
-            elapsed,
-            expanded,
-        },
-    }
+    timed(|| {
+        let found = planner.find_path(grid, scenario.start, scenario.goal);
+        (
+            found.map(|path| (path.length, path.cells)).ok(),
+            planner.expanded(),
+        )
+    })
 }
 
 fn quad_answer(
@@ -179,23 +168,29 @@ fn quad_answer(
     tree: &Quadtree,
     scenario: &Scenario,
 ) -> Answer {
+    timed(|| {
+        let found = planner.find_path(grid, tree, scenario.start, scenario.goal);
+        (
+            found.map(|path| (path.length, path.points)).ok(),
+            planner.expanded(),
+        )
+    })
+}
+
+/// Runs one query, timing it: `query` returns the path found (length and
+/// points) and the nodes expanded.
+fn timed(query: impl FnOnce() -> (Option<(f64, Vec<Cell>)>, u32)) -> Answer {
     let started = Instant::now();
-    let found = planner.find_path(grid, tree, scenario.start, scenario.goal);
+    let (found, expanded) = query();
     let elapsed = started.elapsed();
-    let expanded = planner.expanded();
-    match found {
-        Ok(path) => Answer {
-            length: Some(path.length),
-            points: path.points,
-            elapsed,
-            expanded,
-        },
-        Err(_) => Answer {
-            length: None,
-            points: Vec::new(),
-            elapsed,
-            expanded,
-        },
+    let (length, points) = found.map_or((None, Vec::new()), |(length, points)| {
+        (Some(length), points)
+    });
+    Answer {
+        length,
+        points,
+        elapsed,
+        expanded,
     }
 }
 
