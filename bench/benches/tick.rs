@@ -33,12 +33,58 @@ fn world(units: u32) -> (Sim, f32) {
     (sim, profile.run.dt)
 }
 
+fn seek_once(sim: &mut Sim) -> usize {
+    let columns = sim.vehicles_mut();
+    let input = SeekInput {
+        position: columns.position,
+        drive_to: columns.drive_to,
+        max_speed: columns.max_speed,
+        max_accel: columns.max_accel,
+    };
+    seek::seek(input, columns.desired_velocity)
+}
+
+fn integrate_once(sim: &mut Sim, dt: f32) -> usize {
+    let columns = sim.vehicles_mut();
+    let input = DynamicsInput {
+        desired_velocity: columns.desired_velocity,
+        max_speed: columns.max_speed,
+        max_accel: columns.max_accel,
+    };
+    let state = DynamicsState {
+        position: columns.position,
+        velocity: columns.velocity,
+        heading: columns.heading,
+    };
+    dynamics::integrate(input, state, dt)
+}
+
+/// Checks the answers once, outside the timing (and whatever the filter).
+fn check_answers(sim: &mut Sim, dt: f32) {
+    seek_once(sim);
+    let columns = sim.vehicles().columns();
+    let too_fast = columns
+        .desired_velocity()
+        .iter()
+        .zip(columns.max_speed())
+        .filter(|(desired, max)| desired.length() > **max * 1.0001)
+        .count();
+    assert_eq!(too_fast, 0, "seek asked for more than top speed");
+    let before = columns.position().to_vec();
+    assert!(integrate_once(sim, dt) > 0, "integration moved nobody");
+    assert_ne!(
+        before,
+        sim.vehicles().columns().position(),
+        "positions did not change"
+    );
+}
+
 fn stages(c: &mut Criterion) {
     for units in [10_000u32, 100_000] {
         let (mut sim, dt) = world(units);
+        check_answers(&mut sim, dt);
         let mut group = c.benchmark_group(format!("tick/{units}"));
         group.throughput(Throughput::Elements(u64::from(units)));
-
         group.bench_function(BenchmarkId::from_parameter("formations"), |b| {
             b.iter(|| {
                 let columns = sim.vehicles_mut();
@@ -50,49 +96,11 @@ fn stages(c: &mut Criterion) {
             })
         });
         group.bench_function(BenchmarkId::from_parameter("steering"), |b| {
-            b.iter(|| {
-                let columns = sim.vehicles_mut();
-                let input = SeekInput {
-                    position: columns.position,
-                    drive_to: columns.drive_to,
-                    max_speed: columns.max_speed,
-                    max_accel: columns.max_accel,
-                };
-                black_box(seek::seek(input, columns.desired_velocity))
-            })
+            b.iter(|| black_box(seek_once(&mut sim)))
         });
-        let columns = sim.vehicles().columns();
-        let too_fast = columns
-            .desired_velocity()
-            .iter()
-            .zip(columns.max_speed())
-            .filter(|(desired, max)| desired.length() > **max * 1.0001)
-            .count();
-        assert_eq!(too_fast, 0, "seek asked for more than top speed");
-
-        let before = sim.vehicles().columns().position().to_vec();
         group.bench_function(BenchmarkId::from_parameter("integrate"), |b| {
-            b.iter(|| {
-                let columns = sim.vehicles_mut();
-                let input = DynamicsInput {
-                    desired_velocity: columns.desired_velocity,
-                    max_speed: columns.max_speed,
-                    max_accel: columns.max_accel,
-                };
-                let state = DynamicsState {
-                    position: columns.position,
-                    velocity: columns.velocity,
-                    heading: columns.heading,
-                };
-                black_box(dynamics::integrate(input, state, dt))
-            })
+            b.iter(|| black_box(integrate_once(&mut sim, dt)))
         });
-        assert_ne!(
-            before,
-            sim.vehicles().columns().position(),
-            "integration moved nobody"
-        );
-
         group.sample_size(10);
         group.bench_function(BenchmarkId::from_parameter("whole_step"), |b| {
             b.iter(|| sim.step(dt))
