@@ -8,6 +8,10 @@
 //!
 //! Run: `cargo bench -p convoy-bench --bench pathfinding`
 
+// Shared with the other benches; this one uses only the profiler hook.
+#[allow(dead_code)]
+mod common;
+
 use std::hint::black_box;
 use std::time::Duration;
 
@@ -256,5 +260,9 @@ fn quadtree(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, grid_astar, quadtree, batched);
+criterion_group! {
+    name = benches;
+    config = Criterion::default().with_profiler(common::FlamegraphProfiler::new(997));
+    targets = grid_astar, quadtree, batched
+}
 criterion_main!(benches);

@@ -7,6 +7,10 @@
 //!
 //! `cargo bench -p convoy-bench --bench separation -- --warm-up-time 1 --measurement-time 3`
 
+// Shared with the other benches; this one uses only the profiler hook.
+#[allow(dead_code)]
+mod common;
+
 use std::hint::black_box;
 
 use convoy::ellipsoid::{Ellipsoid, depth_along_centre_line, overlaps};
@@ -146,5 +150,9 @@ fn separation(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, separation);
+criterion_group! {
+    name = benches;
+    config = Criterion::default().with_profiler(common::FlamegraphProfiler::new(997));
+    targets = separation
+}
 criterion_main!(benches);
