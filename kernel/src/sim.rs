@@ -80,8 +80,6 @@ pub enum ConfigError {
 /// Bounds over all live units that stages need for their search radii.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub(crate) struct UnitLimits {
-    /// Largest shield bounding radius ever spawned.
-    pub(crate) shield_radius: f32,
     /// Largest top speed ever spawned.
     pub(crate) speed: f32,
 }
@@ -171,7 +169,6 @@ impl Sim {
     /// Adds a unit; every stage's scratch grows with it, outside the tick.
     pub fn spawn(&mut self, spec: &UnitSpec) -> Result<UnitId, SpawnError> {
         let id = self.vehicles.spawn(spec)?;
-        self.limits.shield_radius = self.limits.shield_radius.max(spec.shield.max_element());
         self.limits.speed = self.limits.speed.max(spec.max_speed);
         self.reserve(self.vehicles.len());
         Ok(id)

@@ -20,7 +20,7 @@
 //! sections         the bytes the table points at
 //! ```
 //!
-//! Sections: `meta` (tick, map identity, unit limits), one `col.<name>` per
+//! Sections: `meta` (tick, map identity, unit count, largest top speed), one `col.<name>` per
 //! vehicle column (the column's bytes, as [`crate::vehicles::Columns::bytes`]
 //! gives them), `handles` (the handle table), `free` (free handle slots, in
 //! order) and `paths` (waiting path requests, oldest first). Every byte of a
@@ -99,8 +99,8 @@ struct Meta {
     tick: u64,
     map_identity: u64,
     units: u64,
-    shield_radius: f32,
-    speed: f32,
+    /// Largest top speed ever spawned (f64: no padding in the record).
+    speed: f64,
 }
 
 /// The decoded state, ready to replace a simulation's.
@@ -118,8 +118,7 @@ pub(crate) fn state_sections(sim: &Sim) -> Vec<(String, Cow<'_, [u8]>)> {
         tick: sim.tick,
         map_identity: sim.map_identity(),
         units: sim.vehicles.len() as u64,
-        shield_radius: sim.limits.shield_radius,
-        speed: sim.limits.speed,
+        speed: f64::from(sim.limits.speed),
     };
     let (slots, free) = sim.vehicles.handle_parts();
     let requests: Vec<PathRequest> = sim.path_queue.pending().copied().collect();
@@ -203,9 +202,9 @@ pub(crate) fn read(reader: &mut impl Read, map_identity: u64) -> Result<State, S
         tick: meta.tick,
         vehicles,
         path_queue: PathQueue::from_requests(requests),
+        // Written from an f32, so the conversion back is exact.
         limits: UnitLimits {
-            shield_radius: meta.shield_radius,
-            speed: meta.speed,
+            speed: meta.speed as f32,
         },
     })
 }
