@@ -18,8 +18,7 @@
 use std::hint::black_box;
 
 use convoy::separation::{Separation, SeparationInput};
-use convoy::steer::dynamics::{self, DynamicsInput, DynamicsState};
-use convoy::steer::seek::{self, SeekInput};
+use convoy::steer::{dynamics, seek};
 use convoy::{Profile, Sim, SpatialHash, formation, scenario};
 use gungraun::{
     Callgrind, LibraryBenchmarkConfig, library_benchmark, library_benchmark_group, main,
@@ -99,14 +98,7 @@ fn formations(mut world: World) -> World {
 #[library_benchmark]
 #[bench::units_10k(setup = world)]
 fn steering(mut world: World) -> World {
-    let columns = world.sim.vehicles_mut();
-    let input = SeekInput {
-        position: columns.position,
-        drive_to: columns.drive_to,
-        max_speed: columns.max_speed,
-        max_accel: columns.max_accel,
-    };
-    black_box(seek::seek(input, columns.desired_velocity));
+    black_box(seek::seek_columns(&mut world.sim.vehicles_mut()));
     world
 }
 
@@ -114,19 +106,11 @@ fn steering(mut world: World) -> World {
 #[library_benchmark]
 #[bench::units_10k(setup = world)]
 fn integrate(mut world: World) -> World {
-    let dt = world.dt;
-    let columns = world.sim.vehicles_mut();
-    let input = DynamicsInput {
-        desired_velocity: columns.desired_velocity,
-        max_speed: columns.max_speed,
-        max_accel: columns.max_accel,
-    };
-    let state = DynamicsState {
-        position: columns.position,
-        velocity: columns.velocity,
-        heading: columns.heading,
-    };
-    black_box(dynamics::integrate(input, state, black_box(dt)));
+    let dt = black_box(world.dt);
+    black_box(dynamics::integrate_columns(
+        &mut world.sim.vehicles_mut(),
+        dt,
+    ));
     world
 }
 

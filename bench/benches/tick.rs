@@ -15,8 +15,7 @@ mod common;
 
 use std::hint::black_box;
 
-use convoy::steer::dynamics::{self, DynamicsInput, DynamicsState};
-use convoy::steer::seek::{self, SeekInput};
+use convoy::steer::{dynamics, seek};
 use convoy::{Profile, Sim, formation, scenario};
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 
@@ -34,29 +33,11 @@ fn world(units: u32) -> (Sim, f32) {
 }
 
 fn seek_once(sim: &mut Sim) -> usize {
-    let columns = sim.vehicles_mut();
-    let input = SeekInput {
-        position: columns.position,
-        drive_to: columns.drive_to,
-        max_speed: columns.max_speed,
-        max_accel: columns.max_accel,
-    };
-    seek::seek(input, columns.desired_velocity)
+    seek::seek_columns(&mut sim.vehicles_mut())
 }
 
 fn integrate_once(sim: &mut Sim, dt: f32) -> usize {
-    let columns = sim.vehicles_mut();
-    let input = DynamicsInput {
-        desired_velocity: columns.desired_velocity,
-        max_speed: columns.max_speed,
-        max_accel: columns.max_accel,
-    };
-    let state = DynamicsState {
-        position: columns.position,
-        velocity: columns.velocity,
-        heading: columns.heading,
-    };
-    dynamics::integrate(input, state, dt)
+    dynamics::integrate_columns(&mut sim.vehicles_mut(), dt)
 }
 
 /// Checks the answers once, outside the timing (and whatever the filter).

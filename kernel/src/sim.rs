@@ -17,8 +17,8 @@ use crate::instrument::{Budgets, Counter, Gauges, Instruments, Stage, TimingRepo
 use crate::nav::{PathQueue, PathRequest};
 use crate::separation::{Separation, SeparationInput};
 use crate::spatial::{Bounds, GridError, SpatialHash};
-use crate::steer::dynamics::{self, DynamicsInput, DynamicsState};
-use crate::steer::seek::{self, SeekInput};
+use crate::steer::dynamics;
+use crate::steer::seek;
 use crate::vehicles::{SpawnError, StaleUnit, UnitId, UnitSpec, Vehicles};
 
 /// Everything a [`Sim`] is built from, checked by [`Sim::new`].
@@ -256,34 +256,18 @@ impl Sim {
                     Counter::max("queue_len", served.waiting as f64),
                 ]
             });
-            let columns = vehicles.columns_mut();
+            let mut columns = vehicles.columns_mut();
             stages.run(Stage::Formations, || {
                 let solo =
                     formation::assign_drive_to(columns.goal, columns.platoon, columns.drive_to);
                 [Counter::mean("solo_units", solo as f64)]
             });
             stages.run(Stage::Steering, || {
-                let input = SeekInput {
-                    position: columns.position,
-                    drive_to: columns.drive_to,
-                    max_speed: columns.max_speed,
-                    max_accel: columns.max_accel,
-                };
-                let arrived = seek::seek(input, columns.desired_velocity);
+                let arrived = seek::seek_columns(&mut columns);
                 [Counter::mean("arrived_units", arrived as f64)]
             });
             stages.run(Stage::Integrate, || {
-                let input = DynamicsInput {
-                    desired_velocity: columns.desired_velocity,
-                    max_speed: columns.max_speed,
-                    max_accel: columns.max_accel,
-                };
-                let state = DynamicsState {
-                    position: columns.position,
-                    velocity: columns.velocity,
-                    heading: columns.heading,
-                };
-                let moving = dynamics::integrate(input, state, dt);
+                let moving = dynamics::integrate_columns(&mut columns, dt);
                 [Counter::mean("moving_units", moving as f64)]
             });
             stages.run(Stage::Separation, || {

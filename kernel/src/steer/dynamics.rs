@@ -4,6 +4,7 @@
 use glam::Vec2;
 
 use crate::parallel::{count_rows, for_each_chunk3};
+use crate::vehicles::ColumnsMut;
 
 /// Below this speed a unit keeps its heading (no facing jitter at rest).
 const HEADING_MIN_SPEED: f32 = 1e-3;
@@ -86,4 +87,20 @@ pub fn integrate(input: DynamicsInput<'_>, state: DynamicsState<'_>, dt: f32) ->
         },
     );
     count_rows(velocity.len(), |unit| velocity[unit] != Vec2::ZERO)
+}
+
+/// [`integrate`] over the vehicle columns it reads and writes: the
+/// `integrate` stage as `Sim::step` runs it.
+pub fn integrate_columns(columns: &mut ColumnsMut<'_>, dt: f32) -> usize {
+    let input = DynamicsInput {
+        desired_velocity: columns.desired_velocity,
+        max_speed: columns.max_speed,
+        max_accel: columns.max_accel,
+    };
+    let state = DynamicsState {
+        position: columns.position,
+        velocity: columns.velocity,
+        heading: columns.heading,
+    };
+    integrate(input, state, dt)
 }

@@ -6,6 +6,7 @@ use glam::Vec2;
 
 use super::ARRIVE_RADIUS;
 use crate::parallel::{count_rows, for_each_chunk};
+use crate::vehicles::ColumnsMut;
 
 /// The columns seek reads.
 #[derive(Clone, Copy, Debug)]
@@ -55,4 +56,16 @@ pub fn seek(input: SeekInput<'_>, desired_velocity: &mut [Vec2]) -> usize {
     count_rows(desired_velocity.len(), |unit| {
         desired_velocity[unit] == Vec2::ZERO
     })
+}
+
+/// [`seek`] over the vehicle columns it reads and writes: the `steering`
+/// stage as `Sim::step` runs it.
+pub fn seek_columns(columns: &mut ColumnsMut<'_>) -> usize {
+    let input = SeekInput {
+        position: columns.position,
+        drive_to: columns.drive_to,
+        max_speed: columns.max_speed,
+        max_accel: columns.max_accel,
+    };
+    seek(input, columns.desired_velocity)
 }
