@@ -18,7 +18,7 @@
 use std::hint::black_box;
 
 use convoy::separation::{Separation, SeparationInput};
-use convoy::steer::{dynamics, seek};
+use convoy::steer::{self, SteerWorld, dynamics};
 use convoy::{Profile, Sim, SpatialHash, formation, scenario};
 use gungraun::{
     Callgrind, LibraryBenchmarkConfig, library_benchmark, library_benchmark_group, main,
@@ -94,11 +94,18 @@ fn formations(mut world: World) -> World {
     world
 }
 
-// `steering`: seek towards the drive-to points.
+// `steering`: drive-to with vehicle avoidance over the hash's neighbours.
 #[library_benchmark]
 #[bench::units_10k(setup = world)]
 fn steering(mut world: World) -> World {
-    black_box(seek::seek_columns(&mut world.sim.vehicles_mut()));
+    let steer_world = SteerWorld {
+        spatial: &world.spatial,
+        avoid_radius: world.sim.config().neighbour_radius,
+        bodies: &[],
+        dt: world.dt,
+    };
+    let mut columns = world.sim.vehicles_mut();
+    black_box(steer::steer_columns(&mut columns, steer_world));
     world
 }
 

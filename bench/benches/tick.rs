@@ -3,8 +3,9 @@
 //! The spatial hash, planners and separation have their own benches with
 //! their peers (`spatial`, `pathfinding`, `separation`); these stages have no
 //! library doing the same job to compare against, so each checks its own
-//! answer instead: seek's desired speeds never exceed the unit's top speed,
-//! and integration moves units.
+//! answer instead: steering's desired speeds never exceed the unit's top
+//! speed, and integration moves units. (`steering` has its own bench against
+//! ORCA too: `benches/steering.rs`.)
 //!
 //! `cargo bench -p convoy-bench --bench tick`; `-- --profile-time 5` writes
 //! a flamegraph per benchmark under `target/criterion/`.
@@ -15,11 +16,11 @@ mod common;
 
 use std::hint::black_box;
 
-use convoy::steer::{dynamics, seek};
-use convoy::{Profile, Sim, formation, scenario};
+use convoy::steer::{self, SteerWorld, dynamics};
+use convoy::{Profile, Sim, SpatialHash, formation, scenario};
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 
-fn world(units: u32) -> (Sim, f32) {
+fn world(units: u32) -> (Sim, SpatialHash, f32) {
     let mut profile = Profile::parse(include_str!("../../profiles/default.toml"), "default.toml")
         .expect("the default profile parses");
     profile.scenario.units = units;
@@ -29,20 +30,35 @@ fn world(units: u32) -> (Sim, f32) {
     for _ in 0..2 {
         sim.step(profile.run.dt);
     }
-    (sim, profile.run.dt)
+    // The steering stage reads a hash of this tick's positions.
+    let config = sim.config();
+    let mut spatial = SpatialHash::new(
+        config.bounds,
+        config.cell_size.unwrap_or(config.neighbour_radius),
+    )
+    .expect("the profile's grid is valid");
+    spatial.reserve(sim.vehicles().len());
+    spatial.rebuild(sim.vehicles().columns().position());
+    (sim, spatial, profile.run.dt)
 }
 
-fn seek_once(sim: &mut Sim) -> usize {
-    seek::seek_columns(&mut sim.vehicles_mut())
+fn steer_once(sim: &mut Sim, spatial: &SpatialHash, dt: f32) -> usize {
+    let world = SteerWorld {
+        spatial,
+        avoid_radius: sim.config().neighbour_radius,
+        bodies: &[],
+        dt,
+    };
+    steer::steer_columns(&mut sim.vehicles_mut(), world).avoiding
 }
 
 fn integrate_once(sim: &mut Sim, dt: f32) -> usize {
-    dynamics::integrate_columns(&mut sim.vehicles_mut(), dt)
+    dynamics::integrate_columns(&mut sim.vehicles_mut(), dt).moving
 }
 
 /// Checks the answers once, outside the timing (and whatever the filter).
-fn check_answers(sim: &mut Sim, dt: f32) {
-    seek_once(sim);
+fn check_answers(sim: &mut Sim, spatial: &SpatialHash, dt: f32) {
+    steer_once(sim, spatial, dt);
     let columns = sim.vehicles().columns();
     let too_fast = columns
         .desired_velocity()
@@ -50,7 +66,7 @@ fn check_answers(sim: &mut Sim, dt: f32) {
         .zip(columns.max_speed())
         .filter(|(desired, max)| desired.length() > **max * 1.0001)
         .count();
-    assert_eq!(too_fast, 0, "seek asked for more than top speed");
+    assert_eq!(too_fast, 0, "steering asked for more than top speed");
     let before = columns.position().to_vec();
     assert!(integrate_once(sim, dt) > 0, "integration moved nobody");
     assert_ne!(
@@ -62,8 +78,8 @@ fn check_answers(sim: &mut Sim, dt: f32) {
 
 fn stages(c: &mut Criterion) {
     for units in [10_000u32, 100_000] {
-        let (mut sim, dt) = world(units);
-        check_answers(&mut sim, dt);
+        let (mut sim, spatial, dt) = world(units);
+        check_answers(&mut sim, &spatial, dt);
         let mut group = c.benchmark_group(format!("tick/{units}"));
         group.throughput(Throughput::Elements(u64::from(units)));
         group.bench_function(BenchmarkId::from_parameter("formations"), |b| {
@@ -77,7 +93,7 @@ fn stages(c: &mut Criterion) {
             })
         });
         group.bench_function(BenchmarkId::from_parameter("steering"), |b| {
-            b.iter(|| black_box(seek_once(&mut sim)))
+            b.iter(|| black_box(steer_once(&mut sim, &spatial, dt)))
         });
         group.bench_function(BenchmarkId::from_parameter("integrate"), |b| {
             b.iter(|| black_box(integrate_once(&mut sim, dt)))

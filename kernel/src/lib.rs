@@ -18,6 +18,6 @@ pub mod vehicles;
 pub use glam;
 pub use instrument::{Budgets, Stage, TimingReport};
 pub use profile::{Profile, ProfileError};
-pub use sim::{ConfigError, OrderError, Sim, SimConfig};
+pub use sim::{BadStep, ConfigError, OrderError, Quality, Sim, SimConfig};
 pub use spatial::{Bounds, SpatialHash};
 pub use vehicles::{SpawnError, StaleUnit, UnitId, UnitSpec, VehicleKind, Vehicles};

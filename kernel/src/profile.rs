@@ -12,7 +12,8 @@ use serde::Deserialize;
 use thiserror::Error;
 
 use crate::instrument::{Budgets, Stage};
-use crate::vehicles::VehicleKind;
+use crate::steer::field::OrbitingBody;
+use crate::vehicles::{SteerMode, VehicleKind};
 
 /// A whole profile: what to simulate, for how long, and the budgets.
 #[derive(Clone, Debug, PartialEq, Deserialize)]
@@ -36,6 +37,9 @@ pub struct Profile {
     /// Shield-separation settings.
     #[serde(default)]
     pub separation: SeparationSection,
+    /// Steering mode and moving bodies.
+    #[serde(default)]
+    pub steering: SteeringSection,
     /// Frame and stage budgets.
     pub budget: BudgetSection,
 }
@@ -53,6 +57,27 @@ pub struct RunSection {
     pub seed: u64,
     /// Worker threads; absent means one per core.
     pub threads: Option<usize>,
+    /// Longest step the simulation takes, seconds (> 0); a longer `dt` is
+    /// clamped to it.
+    #[serde(default = "default_max_dt")]
+    pub max_dt: f32,
+}
+
+fn default_max_dt() -> f32 {
+    0.25
+}
+
+/// `[steering]`: how units pick their desired velocity.
+#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SteeringSection {
+    /// Every unit's steering mode: `drive_to` (with vehicle avoidance, the
+    /// default) or `potential_field`.
+    #[serde(default)]
+    pub mode: SteerMode,
+    /// Round bodies moving along ellipses (`[[steering.bodies]]`).
+    #[serde(default)]
+    pub bodies: Vec<OrbitingBody>,
 }
 
 /// How units are placed.
@@ -344,6 +369,20 @@ impl Profile {
                 "run.dt",
                 format!("must be a positive number of seconds, was {}", self.run.dt),
             );
+        }
+        if !(self.run.max_dt.is_finite() && self.run.max_dt > 0.0) {
+            return fail(
+                "run.max_dt",
+                format!(
+                    "must be a positive number of seconds, was {}",
+                    self.run.max_dt
+                ),
+            );
+        }
+        for (index, body) in self.steering.bodies.iter().enumerate() {
+            if let Err((key, reason)) = body.validate() {
+                return fail(&format!("steering.bodies[{index}].{key}"), reason);
+            }
         }
         if self.run.threads == Some(0) {
             return fail(

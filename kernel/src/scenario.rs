@@ -107,11 +107,17 @@ pub fn build(profile: &Profile, threads: usize) -> Result<Sim, ConfigError> {
         max_path_requests_per_tick: profile.paths.max_requests_per_tick as usize,
         separation_iterations: profile.separation.iterations,
         reorder_interval: profile.world.reorder_interval_ticks,
+        max_dt: profile.run.max_dt,
+        bodies: profile.steering.bodies.clone(),
     };
     let mut sim = Sim::new(config)?;
     sim.reserve(placement.units.len());
     for spec in &placement.units {
-        sim.spawn(spec)
+        let spec = UnitSpec {
+            steer_mode: profile.steering.mode,
+            ..*spec
+        };
+        sim.spawn(&spec)
             .expect("scenario specs come from validated profile values");
     }
     Ok(sim)

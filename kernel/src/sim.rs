@@ -17,8 +17,9 @@ use crate::instrument::{Budgets, Counter, Gauges, Instruments, Stage, TimingRepo
 use crate::nav::{PathQueue, PathRequest};
 use crate::separation::{Separation, SeparationInput};
 use crate::spatial::{Bounds, GridError, SpatialHash};
-use crate::steer::dynamics;
-use crate::steer::seek;
+use crate::steer::dynamics::{self, SPEED_FRACTION_SCALE};
+use crate::steer::field::{Disc, OrbitingBody};
+use crate::steer::{self, SteerWorld};
 use crate::vehicles::{SpawnError, StaleUnit, UnitId, UnitSpec, Vehicles};
 
 /// Everything a [`Sim`] is built from, checked by [`Sim::new`].
@@ -41,6 +42,12 @@ pub struct SimConfig {
     /// Every this many ticks the vehicle rows are reordered into spatial
     /// cell order, so neighbours sit together in memory; 0 never does.
     pub reorder_interval: u32,
+    /// Longest step, seconds: a longer `dt` is clamped to it (a stalled
+    /// frame must not teleport units through each other).
+    pub max_dt: f32,
+    /// Round bodies moving along ellipses that potential-field units steer
+    /// around (planets, patrols).
+    pub bodies: Vec<OrbitingBody>,
 }
 
 impl SimConfig {
@@ -56,6 +63,8 @@ impl SimConfig {
             max_path_requests_per_tick: 1024,
             separation_iterations: 2,
             reorder_interval: 32,
+            max_dt: 0.25,
+            bodies: Vec::new(),
         }
     }
 }
@@ -69,6 +78,19 @@ pub enum ConfigError {
     /// The neighbour radius was not a positive finite number.
     #[error("neighbour radius must be a positive number of metres, was {0}")]
     BadNeighbourRadius(f32),
+    /// The longest step was not a positive finite number.
+    #[error("max_dt must be a positive number of seconds, was {0}")]
+    BadMaxDt(f32),
+    /// A moving body is malformed.
+    #[error("body {index}: `{key}` {reason}")]
+    BadBody {
+        /// Its position in the list.
+        index: usize,
+        /// The offending field.
+        key: &'static str,
+        /// What is wrong.
+        reason: String,
+    },
     /// The spatial grid cannot be built.
     #[error(transparent)]
     Grid(#[from] GridError),
@@ -84,6 +106,40 @@ pub(crate) struct UnitLimits {
     pub(crate) speed: f32,
 }
 
+/// A `dt` [`Sim::try_step`] refuses.
+#[derive(Clone, Copy, Debug, PartialEq, Error)]
+#[error("dt must be a positive finite number of seconds, was {0}")]
+pub struct BadStep(pub f32);
+
+/// Movement quality over the run so far (since the last
+/// [`Sim::reset_instruments`]): a change that makes units faster but dumber
+/// shows up here.
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Quality {
+    /// Units within the arrival radius of their drive-to point at the last
+    /// tick.
+    pub arrived: usize,
+    /// Shield overlaps found before the separation pass (collisions
+    /// steering did not avoid) per 1,000 unit-ticks.
+    pub collisions_per_1000_unit_ticks: f64,
+    /// Mean `|velocity| / max_speed` over the unit-ticks steering asked to
+    /// move.
+    pub mean_speed_fraction: f64,
+    /// Units without progress toward their drive-to point for 10 s at the
+    /// last tick.
+    pub stuck: usize,
+}
+
+/// Running sums behind [`Quality`].
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+struct QualityTotals {
+    unit_ticks: u64,
+    collisions: u64,
+    driving_unit_ticks: u64,
+    speed_fraction_sum: u64,
+    last: steer::SteerStats,
+}
+
 /// The simulation: vehicles, stages and instruments. Working memory is
 /// reused across ticks, so after the first tick `step` does not allocate.
 #[derive(Debug)]
@@ -96,8 +152,11 @@ pub struct Sim {
     instruments: Instruments,
     pub(crate) limits: UnitLimits,
     reorder_scratch: Vec<u128>,
+    discs: Vec<Disc>,
+    quality: QualityTotals,
     pool: Arc<ThreadPool>,
     pub(crate) tick: u64,
+    pub(crate) time_s: f64,
 }
 
 impl Sim {
@@ -114,6 +173,13 @@ impl Sim {
         if !(radius.is_finite() && radius > 0.0) {
             return Err(ConfigError::BadNeighbourRadius(radius));
         }
+        if !(config.max_dt.is_finite() && config.max_dt > 0.0) {
+            return Err(ConfigError::BadMaxDt(config.max_dt));
+        }
+        for (index, body) in config.bodies.iter().enumerate() {
+            body.validate()
+                .map_err(|(key, reason)| ConfigError::BadBody { index, key, reason })?;
+        }
         let cell_size = config.cell_size.unwrap_or(radius);
         let spatial = SpatialHash::new(config.bounds, cell_size)?;
         let separation = Separation::new(config.bounds, cell_size, config.separation_iterations)?;
@@ -124,6 +190,9 @@ impl Sim {
             .or_else(|_already_in_a_pool| builder().build())?;
         Ok(Sim {
             instruments: Instruments::new(config.budgets),
+            discs: vec![Disc::default(); config.bodies.len()],
+            quality: QualityTotals::default(),
+            time_s: 0.0,
             config,
             vehicles: Vehicles::default(),
             spatial,
@@ -207,15 +276,63 @@ impl Sim {
         self.path_queue.len()
     }
 
-    /// Advances the world by `dt` seconds, running every stage in order.
+    /// Advances the world by `dt` seconds (at most `max_dt`), running
+    /// every stage in order.
+    ///
+    /// # Panics
+    /// If `dt` is NaN, infinite or not positive; [`Sim::try_step`] returns
+    /// an error instead.
     pub fn step(&mut self, dt: f32) {
-        assert!(
-            dt.is_finite() && dt > 0.0,
-            "dt must be positive and finite, was {dt}"
-        );
+        if let Err(error) = self.try_step(dt) {
+            panic!("{error}");
+        }
+    }
+
+    /// [`Sim::step`] for an untrusted `dt`: refused, with nothing changed,
+    /// unless it is a positive finite number of seconds.
+    pub fn try_step(&mut self, dt: f32) -> Result<(), BadStep> {
+        if !(dt.is_finite() && dt > 0.0) {
+            return Err(BadStep(dt));
+        }
+        let dt = dt.min(self.config.max_dt);
         let pool = Arc::clone(&self.pool);
         pool.install(|| self.run_stages(dt));
         self.tick += 1;
+        self.time_s += f64::from(dt);
+        Ok(())
+    }
+
+    /// Simulated seconds so far.
+    #[must_use]
+    pub fn time_s(&self) -> f64 {
+        self.time_s
+    }
+
+    /// Where the moving bodies are now.
+    pub fn bodies_now(&self) -> impl Iterator<Item = Disc> + '_ {
+        self.config.bodies.iter().map(|body| Disc {
+            centre: body.position_at(self.time_s),
+            radius: body.radius,
+        })
+    }
+
+    /// Movement quality since the last [`Sim::reset_instruments`].
+    #[must_use]
+    pub fn quality(&self) -> Quality {
+        let totals = &self.quality;
+        let per = |sum: f64, count: u64| if count == 0 { 0.0 } else { sum / count as f64 };
+        Quality {
+            arrived: totals.last.arrived,
+            collisions_per_1000_unit_ticks: per(
+                1000.0 * totals.collisions as f64,
+                totals.unit_ticks,
+            ),
+            mean_speed_fraction: per(
+                totals.speed_fraction_sum as f64 / f64::from(SPEED_FRACTION_SCALE),
+                totals.driving_unit_ticks,
+            ),
+            stuck: totals.last.stuck,
+        }
     }
 
     fn run_stages(&mut self, dt: f32) {
@@ -232,8 +349,17 @@ impl Sim {
             instruments,
             limits,
             reorder_scratch,
+            discs,
+            quality,
+            time_s,
             ..
         } = self;
+        for (disc, body) in discs.iter_mut().zip(&config.bodies) {
+            *disc = Disc {
+                centre: body.position_at(*time_s),
+                radius: body.radius,
+            };
+        }
         instruments.tick(|stages| {
             stages.run(Stage::Spatial, || {
                 let built = spatial.rebuild(vehicles.columns().position());
@@ -263,12 +389,26 @@ impl Sim {
                 [Counter::mean("solo_units", solo as f64)]
             });
             stages.run(Stage::Steering, || {
-                let arrived = seek::seek_columns(&mut columns);
-                [Counter::mean("arrived_units", arrived as f64)]
+                let world = SteerWorld {
+                    spatial,
+                    avoid_radius: config.neighbour_radius,
+                    bodies: discs,
+                    dt,
+                };
+                let steered = steer::steer_columns(&mut columns, world);
+                quality.last = steered;
+                [
+                    Counter::mean("arrived_units", steered.arrived as f64),
+                    Counter::mean("avoiding_units", steered.avoiding as f64),
+                    Counter::mean("stopped_for_threat", steered.stopped as f64),
+                    Counter::max("stuck_units", steered.stuck as f64),
+                ]
             });
             stages.run(Stage::Integrate, || {
-                let moving = dynamics::integrate_columns(&mut columns, dt);
-                [Counter::mean("moving_units", moving as f64)]
+                let moved = dynamics::integrate_columns(&mut columns, dt);
+                quality.driving_unit_ticks += moved.driving as u64;
+                quality.speed_fraction_sum += moved.speed_fraction_sum;
+                [Counter::mean("moving_units", moved.moving as f64)]
             });
             stages.run(Stage::Separation, || {
                 let input = SeparationInput {
@@ -280,6 +420,8 @@ impl Sim {
                     max_travel: limits.speed * dt,
                 };
                 let pass = separation.pass(input, columns.position);
+                quality.collisions += pass.overlaps;
+                quality.unit_ticks += columns.position.len() as u64;
                 [
                     Counter::mean("pairs_tested", pass.pairs_tested as f64),
                     Counter::mean("exact_tests", pass.exact_tests as f64),
@@ -308,9 +450,14 @@ impl Sim {
         self.instruments.trace_ticks(ticks);
     }
 
-    /// Forgets recorded timings, e.g. after warm-up ticks.
+    /// Forgets recorded timings and quality sums, e.g. after warm-up
+    /// ticks.
     pub fn reset_instruments(&mut self) {
         self.instruments.reset();
+        self.quality = QualityTotals {
+            last: self.quality.last,
+            ..QualityTotals::default()
+        };
     }
 
     /// Per-stage and whole-tick figures since the last reset.
@@ -357,6 +504,7 @@ impl Sim {
         self.path_queue.reserve(self.vehicles.len());
         self.limits = state.limits;
         self.tick = state.tick;
+        self.time_s = state.time_s;
         Ok(())
     }
 

@@ -20,7 +20,7 @@
 //! sections         the bytes the table points at
 //! ```
 //!
-//! Sections: `meta` (tick, map identity, unit count, largest top speed), one `col.<name>` per
+//! Sections: `meta` (tick, map identity, unit count, largest top speed, simulated seconds), one `col.<name>` per
 //! vehicle column (the column's bytes, as [`crate::vehicles::Columns::bytes`]
 //! gives them), `handles` (the handle table), `free` (free handle slots, in
 //! order) and `paths` (waiting path requests, oldest first). Every byte of a
@@ -101,11 +101,14 @@ struct Meta {
     units: u64,
     /// Largest top speed ever spawned (f64: no padding in the record).
     speed: f64,
+    /// Simulated seconds so far (moving bodies' clock).
+    time_s: f64,
 }
 
 /// The decoded state, ready to replace a simulation's.
 pub(crate) struct State {
     pub(crate) tick: u64,
+    pub(crate) time_s: f64,
     pub(crate) vehicles: Vehicles,
     pub(crate) path_queue: PathQueue,
     pub(crate) limits: UnitLimits,
@@ -119,6 +122,7 @@ pub(crate) fn state_sections(sim: &Sim) -> Vec<(String, Cow<'_, [u8]>)> {
         map_identity: sim.map_identity(),
         units: sim.vehicles.len() as u64,
         speed: f64::from(sim.limits.speed),
+        time_s: sim.time_s,
     };
     let (slots, free) = sim.vehicles.handle_parts();
     let requests: Vec<PathRequest> = sim.path_queue.pending().copied().collect();
@@ -200,6 +204,7 @@ pub(crate) fn read(reader: &mut impl Read, map_identity: u64) -> Result<State, S
     let requests: Vec<PathRequest> = decode_many(section("paths")?, "paths")?;
     Ok(State {
         tick: meta.tick,
+        time_s: meta.time_s,
         vehicles,
         path_queue: PathQueue::from_requests(requests),
         // Written from an f32, so the conversion back is exact.

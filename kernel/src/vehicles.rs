@@ -50,6 +50,73 @@ impl VehicleKind {
     pub fn from_u8(value: u8) -> Option<VehicleKind> {
         Self::ALL.get(usize::from(value)).copied()
     }
+
+    /// How this kind may move (Force 21 §5).
+    #[must_use]
+    pub const fn handling(self) -> Handling {
+        match self {
+            VehicleKind::Tracked | VehicleKind::RotaryWing => Handling {
+                turns_in_place: true,
+                reverses: true,
+                flies: matches!(self, VehicleKind::RotaryWing),
+            },
+            VehicleKind::Infantry => Handling {
+                turns_in_place: true,
+                reverses: false,
+                flies: false,
+            },
+            VehicleKind::Wheeled => Handling {
+                turns_in_place: false,
+                reverses: true,
+                flies: false,
+            },
+            VehicleKind::Starship => Handling {
+                turns_in_place: false,
+                reverses: false,
+                flies: false,
+            },
+        }
+    }
+}
+
+/// What a vehicle kind can do when it turns and flies.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Handling {
+    /// Can change heading while stopped (tracks, rotors, legs); otherwise
+    /// it turns only while moving, no tighter than its turn radius.
+    pub turns_in_place: bool,
+    /// Can drive backwards (at a third of its top speed).
+    pub reverses: bool,
+    /// Flies at its altitude: ground units do not avoid it, nor it them.
+    pub flies: bool,
+}
+
+/// How steering picks a unit's desired velocity; stored in the
+/// `steer_mode` column as its `u8` value.
+#[repr(u8)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum SteerMode {
+    /// Force 21 drive-to with vehicle avoidance.
+    #[default]
+    DriveTo = 0,
+    /// Potential field: pulled by the drive-to point, pushed by moving
+    /// bodies.
+    PotentialField = 1,
+}
+
+impl SteerMode {
+    /// The mode stored as `value` in the `steer_mode` column, if any.
+    #[must_use]
+    pub fn from_u8(value: u8) -> Option<SteerMode> {
+        match value {
+            0 => Some(SteerMode::DriveTo),
+            1 => Some(SteerMode::PotentialField),
+            _ => None,
+        }
+    }
 }
 
 /// A stable handle to a unit: valid until that unit is despawned, whatever
@@ -189,9 +256,13 @@ columns! {
     kind: u8,
     /// Top speed, metres per second.
     max_speed: f32,
-    /// Largest change of velocity, metres per second squared.
+    /// Largest gain of speed, metres per second squared.
     max_accel: f32,
-    /// Minimum turning radius, metres (0 turns in place).
+    /// Largest loss of speed (braking), metres per second squared.
+    max_brake: f32,
+    /// Largest yaw rate, radians per second.
+    turn_rate: f32,
+    /// Minimum turning radius, metres (0: no limit beyond `turn_rate`).
     turn_radius: f32,
     /// Shield ellipsoid semi-axes (forward, lateral, vertical), metres.
     shield: Vec3,
@@ -205,6 +276,14 @@ columns! {
     goal: Vec2,
     /// Where steering drives this tick (written by `paths` and `formations`).
     drive_to: Vec2,
+    /// The facing wanted on arrival, radians; NaN: whatever it ends with.
+    final_heading: f32,
+    /// [`SteerMode`] as `u8`.
+    steer_mode: u8,
+    /// Closest distance to the goal so far (progress tracking), metres.
+    best_distance: f32,
+    /// Seconds since the unit last got closer to its goal.
+    stalled_s: f32,
     /// Steering's output, integrate's input, metres per second.
     desired_velocity: Vec2,
     /// The handle slot that owns this row.
@@ -225,8 +304,12 @@ pub struct UnitSpec {
     pub heading: f32,
     /// Top speed, m/s (> 0).
     pub max_speed: f32,
-    /// Largest velocity change, m/s² (> 0).
+    /// Largest speed gain, m/s² (> 0).
     pub max_accel: f32,
+    /// Largest braking, m/s² (> 0).
+    pub max_brake: f32,
+    /// Largest yaw rate, rad/s (> 0).
+    pub turn_rate: f32,
     /// Minimum turning radius, metres (≥ 0).
     pub turn_radius: f32,
     /// Shield semi-axes (forward, lateral, vertical), metres (each > 0).
@@ -235,18 +318,22 @@ pub struct UnitSpec {
     pub inv_mass: f32,
     /// Ordered destination; defaults to the spawn position.
     pub goal: Vec2,
+    /// How steering picks the desired velocity.
+    pub steer_mode: SteerMode,
 }
 
 impl UnitSpec {
     /// A unit of `kind` at `position` with that kind's typical limits.
     #[must_use]
     pub fn new(kind: VehicleKind, position: Vec2) -> UnitSpec {
-        let (max_speed, max_accel, turn_radius, shield, altitude) = match kind {
-            VehicleKind::Tracked => (12.0, 3.0, 0.0, Vec3::new(4.0, 2.0, 1.5), 0.0),
-            VehicleKind::Wheeled => (22.0, 5.0, 6.0, Vec3::new(3.0, 1.5, 1.5), 0.0),
-            VehicleKind::RotaryWing => (60.0, 10.0, 0.0, Vec3::new(8.0, 8.0, 2.0), 60.0),
-            VehicleKind::Infantry => (3.0, 4.0, 0.0, Vec3::new(0.4, 0.4, 0.9), 0.0),
-            VehicleKind::Starship => (80.0, 8.0, 40.0, Vec3::new(60.0, 25.0, 15.0), 0.0),
+        // (top speed, accel, brake, yaw rate, turn radius, shield, altitude)
+        let (max_speed, max_accel, max_brake, turn_rate, turn_radius, shield, altitude) = match kind
+        {
+            VehicleKind::Tracked => (12.0, 3.0, 6.0, 0.8, 0.0, Vec3::new(4.0, 2.0, 1.5), 0.0),
+            VehicleKind::Wheeled => (22.0, 5.0, 8.0, 1.2, 6.0, Vec3::new(3.0, 1.5, 1.5), 0.0),
+            VehicleKind::RotaryWing => (60.0, 10.0, 12.0, 1.0, 0.0, Vec3::new(8.0, 8.0, 2.0), 60.0),
+            VehicleKind::Infantry => (3.0, 4.0, 6.0, 6.0, 0.0, Vec3::new(0.4, 0.4, 0.9), 0.0),
+            VehicleKind::Starship => (80.0, 8.0, 10.0, 0.5, 40.0, Vec3::new(60.0, 25.0, 15.0), 0.0),
         };
         UnitSpec {
             kind,
@@ -255,10 +342,13 @@ impl UnitSpec {
             heading: 0.0,
             max_speed,
             max_accel,
+            max_brake,
+            turn_rate,
             turn_radius,
             shield,
             inv_mass: 1.0,
             goal: position,
+            steer_mode: SteerMode::DriveTo,
         }
     }
 
@@ -295,6 +385,8 @@ impl UnitSpec {
         finite("heading", self.heading)?;
         positive("max_speed", self.max_speed)?;
         positive("max_accel", self.max_accel)?;
+        positive("max_brake", self.max_brake)?;
+        positive("turn_rate", self.turn_rate)?;
         non_negative("turn_radius", self.turn_radius)?;
         positive("shield.forward", self.shield.x)?;
         positive("shield.lateral", self.shield.y)?;
@@ -421,6 +513,8 @@ impl Vehicles {
             kind: spec.kind as u8,
             max_speed: spec.max_speed,
             max_accel: spec.max_accel,
+            max_brake: spec.max_brake,
+            turn_rate: spec.turn_rate,
             turn_radius: spec.turn_radius,
             shield: spec.shield,
             inv_mass: spec.inv_mass,
@@ -428,6 +522,10 @@ impl Vehicles {
             slot: NONE,
             goal: spec.goal,
             drive_to: spec.goal,
+            final_heading: f32::NAN,
+            steer_mode: spec.steer_mode as u8,
+            best_distance: f32::INFINITY,
+            stalled_s: 0.0,
             desired_velocity: Vec2::ZERO,
             handle_slot: index,
         });
@@ -472,6 +570,9 @@ impl Vehicles {
     pub fn set_goal(&mut self, id: UnitId, goal: Vec2) -> Result<(), StaleUnit> {
         let row = self.row_of(id).ok_or(StaleUnit(id))?;
         self.columns.goal[row] = goal;
+        // Progress toward the new goal starts over.
+        self.columns.best_distance[row] = f32::INFINITY;
+        self.columns.stalled_s[row] = 0.0;
         Ok(())
     }
 
@@ -508,6 +609,16 @@ impl Vehicles {
             return Err(format!(
                 "row {row} has unknown vehicle kind {}",
                 columns.kind[row]
+            ));
+        }
+        if let Some(row) = columns
+            .steer_mode
+            .iter()
+            .position(|&mode| SteerMode::from_u8(mode).is_none())
+        {
+            return Err(format!(
+                "row {row} has unknown steer mode {}",
+                columns.steer_mode[row]
             ));
         }
         if let Some(&slot) = columns

@@ -1,106 +1,264 @@
-//! Kinematic integration with speed and acceleration limits (semi-implicit
-//! Euler: velocity first, then position with the new velocity).
+//! Vehicle dynamics: the `integrate` stage.
+//!
+//! Each unit has a heading and a signed speed along it (it never slides
+//! sideways); steering asks for a desired velocity, and the unit answers as
+//! its kind can (Van Verth et al., "Formation-Based Pathfinding With
+//! Real-World Vehicles", Force 21, §5 "Desired heading and velocity"). The
+//! paper compares three directions — desired velocity, desired (final)
+//! heading, current heading — "the same direction" meaning within 90° of
+//! each other, and finds four cases:
+//!
+//! 1. all roughly the same: drive forward, turning gradually;
+//! 2. goal behind, to be faced: tracked and rotary-wing vehicles turn in
+//!    place; wheeled vehicles back up while turning (the three-point turn);
+//! 3. goal behind, facing kept: back straight up to it when it is close,
+//!    otherwise as case 2;
+//! 4. goal ahead, to be faced away from: drive there, then turn in place on
+//!    arrival — wheeled vehicles cannot, and keep the wrong facing, as the
+//!    paper accepts.
+//!
+//! Limits come from the unit's columns: top speed, acceleration, braking,
+//! yaw rate, and for kinds that cannot turn in place a minimum turn radius
+//! (so the yaw rate is at most `|speed| / radius`, and zero when stopped).
+//! Integration is semi-implicit Euler: speed and heading first, then the
+//! position with the new velocity.
+
+use std::f32::consts::{FRAC_PI_4, PI};
 
 use glam::Vec2;
 
-use crate::parallel::{count_rows, for_each_chunk3};
-use crate::vehicles::ColumnsMut;
+use crate::parallel::{count_rows, for_each_chunk3, sum_rows};
+use crate::vehicles::{ColumnsMut, Handling, VehicleKind};
 
-/// Below this speed a unit keeps its heading (no facing jitter at rest).
-const HEADING_MIN_SPEED: f32 = 1e-3;
+/// Reverse gear's top speed as a fraction of the forward one.
+pub const REVERSE_SPEED_FRACTION: f32 = 1.0 / 3.0;
+/// A turn-in-place kind first turns on the spot when the goal is this far
+/// off its heading (radians).
+const TURN_FIRST_ANGLE: f32 = FRAC_PI_4;
+/// Below this speed a unit counts as stopped, m/s.
+pub const STOPPED_SPEED: f32 = 0.05;
+/// Case 3 backs straight up only when the desired speed is below this
+/// fraction of top speed, i.e. when the goal is within about a second.
+const SHORT_REVERSE_FRACTION: f32 = 0.5;
+/// Speeds are summed in this fixed point for the quality report, so the sum
+/// is exact and the same with any number of threads.
+pub const SPEED_FRACTION_SCALE: f32 = 65_536.0;
 
-/// The columns integrate reads.
-#[derive(Clone, Copy, Debug)]
-pub struct DynamicsInput<'a> {
-    /// Steering's output.
-    pub desired_velocity: &'a [Vec2],
-    /// Top speeds.
-    pub max_speed: &'a [f32],
-    /// Acceleration limits.
-    pub max_accel: &'a [f32],
+/// One unit's motion state.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Motion {
+    /// Ground-plane position, metres.
+    pub position: Vec2,
+    /// Ground-plane velocity, metres per second (always along the heading,
+    /// or against it when reversing).
+    pub velocity: Vec2,
+    /// Facing, radians from +x.
+    pub heading: f32,
 }
 
-/// The columns integrate writes.
-#[derive(Debug)]
-pub struct DynamicsState<'a> {
-    /// Ground-plane positions.
-    pub position: &'a mut [Vec2],
-    /// Ground-plane velocities.
-    pub velocity: &'a mut [Vec2],
-    /// Facings.
-    pub heading: &'a mut [f32],
+/// One unit's limits, from its columns and kind.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Limits {
+    /// What the kind can do.
+    pub handling: Handling,
+    /// Top forward speed, m/s.
+    pub max_speed: f32,
+    /// Largest speed gain, m/s².
+    pub max_accel: f32,
+    /// Largest speed loss, m/s².
+    pub max_brake: f32,
+    /// Largest yaw rate, rad/s.
+    pub turn_rate: f32,
+    /// Minimum turn radius for kinds that cannot turn in place, metres.
+    pub turn_radius: f32,
 }
 
-/// One unit's new velocity: toward `desired`, changed by at most
-/// `max_accel · dt`, no faster than `max_speed`.
+/// What the unit aims for this tick: a signed speed along a heading.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Aim {
+    speed: f32,
+    heading: f32,
+}
+
+/// `angle` wrapped into `[-π, π)`.
 #[must_use]
 #[inline]
-pub fn limited_velocity(
-    velocity: Vec2,
-    desired: Vec2,
-    max_speed: f32,
-    max_accel: f32,
-    dt: f32,
-) -> Vec2 {
-    let change = (desired - velocity).clamp_length_max(max_accel * dt);
-    (velocity + change).clamp_length_max(max_speed)
+pub fn wrap_angle(angle: f32) -> f32 {
+    (angle + PI).rem_euclid(2.0 * PI) - PI
 }
 
-/// Advances every unit by `dt` seconds; returns how many are moving.
-pub fn integrate(input: DynamicsInput<'_>, state: DynamicsState<'_>, dt: f32) -> usize {
-    let DynamicsState {
-        position,
+/// Chooses the aim from the four cases of Force 21 §5.
+fn aim(motion: &Motion, desired: Vec2, final_heading: f32, limits: &Limits) -> Aim {
+    let handling = limits.handling;
+    let want_speed = desired.length();
+    if want_speed.is_nan() || want_speed <= STOPPED_SPEED {
+        // Arrived (or told to stop): stop, then turn-in-place kinds face
+        // the ordered final heading.
+        let stopped = motion.velocity.length() < STOPPED_SPEED;
+        let heading = if handling.turns_in_place && stopped && final_heading.is_finite() {
+            final_heading
+        } else {
+            motion.heading
+        };
+        return Aim {
+            speed: 0.0,
+            heading,
+        };
+    }
+    let forward = Vec2::from_angle(motion.heading);
+    let want_heading = desired.y.atan2(desired.x);
+    let goal_ahead = desired.dot(forward) >= 0.0;
+    let facing = if final_heading.is_finite() {
+        final_heading
+    } else {
+        want_heading
+    };
+    let facing_kept = Vec2::from_angle(facing).dot(forward) >= 0.0;
+    let reverse_top = limits.max_speed * REVERSE_SPEED_FRACTION;
+    if goal_ahead {
+        // Cases 1 and 4: forward, slowing for sharp turns.
+        let off = wrap_angle(want_heading - motion.heading);
+        let speed = if handling.turns_in_place && off.abs() > TURN_FIRST_ANGLE {
+            0.0
+        } else {
+            want_speed * off.cos().max(0.0)
+        };
+        return Aim {
+            speed,
+            heading: want_heading,
+        };
+    }
+    if facing_kept && handling.reverses && want_speed < SHORT_REVERSE_FRACTION * limits.max_speed {
+        // Case 3, close goal: back straight up to it.
+        let back_heading = wrap_angle(want_heading + PI);
+        let off = wrap_angle(back_heading - motion.heading);
+        return Aim {
+            speed: -want_speed.min(reverse_top) * off.cos().max(0.0),
+            heading: back_heading,
+        };
+    }
+    // Case 2, and case 3 far away: turn toward the goal.
+    let speed = if handling.turns_in_place {
+        0.0
+    } else if handling.reverses {
+        // The three-point turn: back up, wheels turned toward the goal.
+        -reverse_top
+    } else {
+        // Neither: a wide forward arc.
+        0.5 * want_speed
+    };
+    Aim {
+        speed,
+        heading: want_heading,
+    }
+}
+
+/// Advances one unit by `dt` toward `desired` velocity within its limits.
+#[must_use]
+pub fn drive(
+    motion: Motion,
+    desired: Vec2,
+    final_heading: f32,
+    limits: &Limits,
+    dt: f32,
+) -> Motion {
+    let aim = aim(&motion, desired, final_heading, limits);
+    let forward = Vec2::from_angle(motion.heading);
+    let speed = motion.velocity.dot(forward);
+    let target = aim
+        .speed
+        .clamp(-limits.max_speed * REVERSE_SPEED_FRACTION, limits.max_speed);
+    let speeding_up = target.abs() > speed.abs() && target * speed >= 0.0;
+    let rate = if speeding_up {
+        limits.max_accel
+    } else {
+        limits.max_brake
+    };
+    let new_speed = speed + (target - speed).clamp(-rate * dt, rate * dt);
+    let mut yaw_limit = limits.turn_rate;
+    if !limits.handling.turns_in_place && limits.turn_radius > 0.0 {
+        yaw_limit = yaw_limit.min(new_speed.abs() / limits.turn_radius);
+    }
+    let turn = wrap_angle(aim.heading - motion.heading).clamp(-yaw_limit * dt, yaw_limit * dt);
+    let heading = wrap_angle(motion.heading + turn);
+    let velocity = Vec2::from_angle(heading) * new_speed;
+    Motion {
+        position: motion.position + velocity * dt,
         velocity,
         heading,
-    } = state;
+    }
+}
+
+/// What the integrate pass counted.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct IntegrateStats {
+    /// Units moving after the step.
+    pub moving: usize,
+    /// Units steering asked to move (desired velocity not zero).
+    pub driving: usize,
+    /// Sum over driving units of `|velocity| / max_speed`, in units of
+    /// 1 / [`SPEED_FRACTION_SCALE`].
+    pub speed_fraction_sum: u64,
+}
+
+/// Advances every unit by `dt` seconds (the `integrate` stage).
+pub fn integrate_columns(columns: &mut ColumnsMut<'_>, dt: f32) -> IntegrateStats {
     assert!(
         dt > 0.0 && dt.is_finite(),
         "dt must be positive and finite, was {dt}"
     );
+    let desired = &*columns.desired_velocity;
+    let final_heading = &*columns.final_heading;
+    let kind = &*columns.kind;
+    let (max_speed, max_accel, max_brake) = (
+        &*columns.max_speed,
+        &*columns.max_accel,
+        &*columns.max_brake,
+    );
+    let (turn_rate, turn_radius) = (&*columns.turn_rate, &*columns.turn_radius);
     for_each_chunk3(
-        position,
-        velocity,
-        heading,
+        columns.position,
+        columns.velocity,
+        columns.heading,
         |first, positions, velocities, headings| {
-            let rows = first..first + positions.len();
-            let limits = input.desired_velocity[rows.clone()]
-                .iter()
-                .zip(&input.max_speed[rows.clone()])
-                .zip(&input.max_accel[rows]);
             let state = positions
                 .iter_mut()
                 .zip(velocities.iter_mut())
                 .zip(headings.iter_mut());
-            for (((position, velocity), heading), ((&desired, &max_speed), &max_accel)) in
-                state.zip(limits)
-            {
-                let new_velocity = limited_velocity(*velocity, desired, max_speed, max_accel, dt);
-                // atan2 is the costliest line here: skip it while cruising.
-                if new_velocity != *velocity
-                    && new_velocity.length_squared() > HEADING_MIN_SPEED * HEADING_MIN_SPEED
-                {
-                    *heading = new_velocity.y.atan2(new_velocity.x);
-                }
-                *velocity = new_velocity;
-                *position += new_velocity * dt;
+            for (offset, ((position, velocity), heading)) in state.enumerate() {
+                let unit = first + offset;
+                let limits = Limits {
+                    handling: VehicleKind::from_u8(kind[unit])
+                        .map_or(VehicleKind::Tracked.handling(), VehicleKind::handling),
+                    max_speed: max_speed[unit],
+                    max_accel: max_accel[unit],
+                    max_brake: max_brake[unit],
+                    turn_rate: turn_rate[unit],
+                    turn_radius: turn_radius[unit],
+                };
+                let motion = Motion {
+                    position: *position,
+                    velocity: *velocity,
+                    heading: *heading,
+                };
+                let next = drive(motion, desired[unit], final_heading[unit], &limits, dt);
+                *position = next.position;
+                *velocity = next.velocity;
+                *heading = next.heading;
             }
         },
     );
-    count_rows(velocity.len(), |unit| velocity[unit] != Vec2::ZERO)
-}
-
-/// [`integrate`] over the vehicle columns it reads and writes: the
-/// `integrate` stage as `Sim::step` runs it.
-pub fn integrate_columns(columns: &mut ColumnsMut<'_>, dt: f32) -> usize {
-    let input = DynamicsInput {
-        desired_velocity: columns.desired_velocity,
-        max_speed: columns.max_speed,
-        max_accel: columns.max_accel,
-    };
-    let state = DynamicsState {
-        position: columns.position,
-        velocity: columns.velocity,
-        heading: columns.heading,
-    };
-    integrate(input, state, dt)
+    let velocity = &*columns.velocity;
+    let rows = velocity.len();
+    IntegrateStats {
+        moving: count_rows(rows, |unit| velocity[unit] != Vec2::ZERO),
+        driving: count_rows(rows, |unit| desired[unit] != Vec2::ZERO),
+        speed_fraction_sum: sum_rows(rows, |unit| {
+            if desired[unit] == Vec2::ZERO {
+                return 0;
+            }
+            let fraction = (velocity[unit].length() / max_speed[unit]).min(1.0);
+            (fraction * SPEED_FRACTION_SCALE) as u64
+        }),
+    }
 }

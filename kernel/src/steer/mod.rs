@@ -1,12 +1,171 @@
 //! Steering and vehicle dynamics: the `steering` and `integrate` stages.
 //!
-//! `seek` turns each unit's drive-to point into a desired velocity;
-//! `dynamics` moves units toward it within their limits. Force 21 §5's
-//! per-kind behaviour, avoidance and potential fields build on these.
+//! `steering` turns each unit's drive-to point into a desired velocity —
+//! Force 21's drive-to ([`seek`]) with vehicle avoidance ([`avoid`]), or a
+//! potential field among moving bodies ([`field`]), chosen per unit by its
+//! `steer_mode` column — and tracks progress for the stuck-unit count.
+//! `integrate` ([`dynamics`]) moves units toward that velocity as their kind
+//! allows.
 
+pub mod avoid;
 pub mod dynamics;
+pub mod field;
 pub mod seek;
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use glam::Vec2;
+
+use crate::parallel::for_each_chunk3;
+use crate::spatial::SpatialHash;
+use crate::vehicles::{ColumnsMut, SteerMode};
+use avoid::{Body, Response, ThreatSearch};
+use field::Disc;
 
 /// Within this distance of its drive-to point a vehicle has arrived
 /// (Force 21 §5: 2.5 m).
 pub const ARRIVE_RADIUS: f32 = 2.5;
+/// A unit that has not come this much closer to its drive-to point for
+/// [`STUCK_AFTER_S`] is stuck, metres.
+pub const PROGRESS_STEP_M: f32 = 0.5;
+/// Seconds without progress before a unit counts as stuck.
+pub const STUCK_AFTER_S: f32 = 10.0;
+
+/// What the steering pass counted.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SteerStats {
+    /// Units within the arrival radius of their drive-to point.
+    pub arrived: usize,
+    /// Units steering around a predicted collision.
+    pub avoiding: usize,
+    /// Units stopped because their drive-to point is next to a threat.
+    pub stopped: usize,
+    /// Units without progress for [`STUCK_AFTER_S`].
+    pub stuck: usize,
+}
+
+/// The world steering looks at besides the columns.
+#[derive(Clone, Copy, Debug)]
+pub struct SteerWorld<'a> {
+    /// The hash built this tick from the current positions.
+    pub spatial: &'a SpatialHash,
+    /// Neighbours within this radius are checked for collisions, metres.
+    pub avoid_radius: f32,
+    /// Moving bodies, where they are this tick.
+    pub bodies: &'a [Disc],
+    /// Seconds this tick advances (for progress tracking).
+    pub dt: f32,
+}
+
+/// Writes every unit's desired velocity (the `steering` stage).
+pub fn steer_columns(columns: &mut ColumnsMut<'_>, world: SteerWorld<'_>) -> SteerStats {
+    let ColumnsMut {
+        position,
+        velocity,
+        heading,
+        altitude,
+        shield,
+        max_speed,
+        max_brake,
+        drive_to,
+        steer_mode,
+        desired_velocity,
+        best_distance,
+        stalled_s,
+        ..
+    } = columns;
+    let (position, velocity, heading, altitude, shield) =
+        (&**position, &**velocity, &**heading, &**altitude, &**shield);
+    let (max_speed, max_brake, drive_to, steer_mode) =
+        (&**max_speed, &**max_brake, &**drive_to, &**steer_mode);
+    let body = |unit: usize| Body {
+        position: position[unit],
+        velocity: velocity[unit],
+        heading: heading[unit],
+        altitude: altitude[unit],
+        shield: shield[unit],
+    };
+    let counts = [(); 4].map(|()| AtomicUsize::new(0));
+    for_each_chunk3(
+        desired_velocity,
+        best_distance,
+        stalled_s,
+        |first, desired, best, stalled| {
+            let mut tally = [0usize; 4];
+            for offset in 0..desired.len() {
+                let unit = first + offset;
+                let me = body(unit);
+                let target = drive_to[unit];
+                let wanted = if steer_mode[unit] == SteerMode::PotentialField as u8 {
+                    let radius = me.shield.x.max(me.shield.y);
+                    field::field_velocity(
+                        me.position,
+                        target,
+                        radius,
+                        max_speed[unit],
+                        max_brake[unit],
+                        world.bodies,
+                    )
+                } else {
+                    let seek = seek::drive_to_velocity(
+                        me.position,
+                        target,
+                        max_speed[unit],
+                        max_brake[unit],
+                    );
+                    let mut search = ThreatSearch::new(me, seek);
+                    world.spatial.for_each_neighbour(
+                        unit as u32,
+                        world.avoid_radius,
+                        |other, _| search.consider(&body(other as usize)),
+                    );
+                    let response =
+                        avoid::respond(&me, seek, target, max_speed[unit], search.threat());
+                    apply(response, seek, &mut tally)
+                };
+                desired[offset] = wanted;
+                let distance = me.position.distance(target);
+                if distance <= ARRIVE_RADIUS {
+                    tally[0] += 1;
+                    stalled[offset] = 0.0;
+                    best[offset] = distance;
+                } else if distance < best[offset] - PROGRESS_STEP_M {
+                    best[offset] = distance;
+                    stalled[offset] = 0.0;
+                } else {
+                    stalled[offset] += world.dt;
+                }
+                if stalled[offset] >= STUCK_AFTER_S {
+                    tally[3] += 1;
+                }
+            }
+            for (count, value) in counts.iter().zip(tally) {
+                count.fetch_add(value, Ordering::Relaxed);
+            }
+        },
+    );
+    let [arrived, avoiding, stopped, stuck] = counts.map(AtomicUsize::into_inner);
+    SteerStats {
+        arrived,
+        avoiding,
+        stopped,
+        stuck,
+    }
+}
+
+/// The velocity a unit steers with after avoidance's `response`; counts
+/// avoiding and stopped units in `tally[1]` and `tally[2]`.
+#[inline]
+fn apply(response: Response, seek: Vec2, tally: &mut [usize; 4]) -> Vec2 {
+    match response {
+        Response::Clear => seek,
+        Response::Avoid(velocity) => {
+            tally[1] += 1;
+            velocity
+        }
+        Response::Stop => {
+            tally[2] += 1;
+            Vec2::ZERO
+        }
+    }
+}

@@ -1,71 +1,63 @@
-//! Seek with arrival (Reynolds, "Steering Behaviors For Autonomous
-//! Characters", GDC 1999): head straight for the drive-to point at top speed,
-//! slowing so the unit can still stop there with its own acceleration.
+//! Drive-to: Force 21's modified seek (Van Verth et al., "Formation-Based
+//! Pathfinding With Real-World Vehicles", §5 "Drive-to position", after
+//! Reynolds, "Steering Behaviors For Autonomous Characters", GDC 1999).
+//!
+//! The vector to the drive-to point gives the direction and the base speed
+//! (its length). Within [`ARRIVE_RADIUS`] the vehicle has arrived; closer
+//! than its top speed it brakes, and the speed is halved; otherwise the
+//! speed is clamped to the top speed. One addition: the speed never exceeds
+//! what the unit's own brakes can stop from before the arrival radius, so
+//! slow-braking vehicles do not overshoot.
 
 use glam::Vec2;
 
 use super::ARRIVE_RADIUS;
-use crate::parallel::{count_rows, for_each_chunk};
-use crate::vehicles::ColumnsMut;
 
-/// The columns seek reads.
-#[derive(Clone, Copy, Debug)]
-pub struct SeekInput<'a> {
-    /// Unit positions.
-    pub position: &'a [Vec2],
-    /// This tick's targets.
-    pub drive_to: &'a [Vec2],
-    /// Top speeds.
-    pub max_speed: &'a [f32],
-    /// Acceleration (and braking) limits.
-    pub max_accel: &'a [f32],
-}
-
-/// The velocity one unit wants: toward `target`, no faster than it can stop.
+/// The velocity one unit wants toward `target`.
 #[must_use]
 #[inline]
-pub fn seek_velocity(position: Vec2, target: Vec2, max_speed: f32, max_accel: f32) -> Vec2 {
+pub fn drive_to_velocity(position: Vec2, target: Vec2, max_speed: f32, max_brake: f32) -> Vec2 {
     let offset = target - position;
     let distance = offset.length();
-    if distance <= ARRIVE_RADIUS {
+    if distance.is_nan() || distance <= ARRIVE_RADIUS {
         return Vec2::ZERO;
     }
-    // v² = 2·a·d: the fastest speed from which braking stops at the target.
-    let stopping_speed = (2.0 * max_accel * (distance - ARRIVE_RADIUS)).sqrt();
-    offset * (max_speed.min(stopping_speed) / distance)
-}
-
-/// Writes every unit's desired velocity; returns how many have arrived.
-pub fn seek(input: SeekInput<'_>, desired_velocity: &mut [Vec2]) -> usize {
-    assert_eq!(
-        input.position.len(),
-        desired_velocity.len(),
-        "column lengths differ"
-    );
-    for_each_chunk(desired_velocity, |first, rows| {
-        for (offset, desired) in rows.iter_mut().enumerate() {
-            let unit = first + offset;
-            *desired = seek_velocity(
-                input.position[unit],
-                input.drive_to[unit],
-                input.max_speed[unit],
-                input.max_accel[unit],
-            );
-        }
-    });
-    count_rows(desired_velocity.len(), |unit| {
-        desired_velocity[unit] == Vec2::ZERO
-    })
-}
-
-/// [`seek`] over the vehicle columns it reads and writes: the `steering`
-/// stage as `Sim::step` runs it.
-pub fn seek_columns(columns: &mut ColumnsMut<'_>) -> usize {
-    let input = SeekInput {
-        position: columns.position,
-        drive_to: columns.drive_to,
-        max_speed: columns.max_speed,
-        max_accel: columns.max_accel,
+    let base = if distance < max_speed {
+        0.5 * distance
+    } else {
+        max_speed
     };
-    seek(input, columns.desired_velocity)
+    // v² = 2·b·d: the fastest speed from which braking stops in time.
+    let stoppable = (2.0 * max_brake * (distance - ARRIVE_RADIUS)).sqrt();
+    offset * (base.min(stoppable) / distance)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn far_targets_get_top_speed_near_ones_half_their_distance() {
+        let far = drive_to_velocity(Vec2::ZERO, Vec2::new(100.0, 0.0), 10.0, 1e6);
+        assert_eq!(far, Vec2::new(10.0, 0.0));
+        let near = drive_to_velocity(Vec2::ZERO, Vec2::new(0.0, 8.0), 10.0, 1e6);
+        assert!((near - Vec2::new(0.0, 4.0)).length() < 1e-5, "{near}");
+    }
+
+    #[test]
+    fn within_the_arrival_radius_the_unit_has_arrived() {
+        let there = drive_to_velocity(Vec2::ONE, Vec2::ONE + Vec2::splat(1.7), 10.0, 5.0);
+        assert_eq!(there, Vec2::ZERO);
+        assert_eq!(
+            drive_to_velocity(Vec2::ONE, Vec2::ONE, 10.0, 5.0),
+            Vec2::ZERO
+        );
+    }
+
+    #[test]
+    fn speed_is_capped_by_the_braking_distance() {
+        // 8 m from the arrival circle with 1 m/s² brakes: at most 4 m/s.
+        let wanted = drive_to_velocity(Vec2::ZERO, Vec2::new(10.5, 0.0), 20.0, 1.0);
+        assert!((wanted.length() - 4.0).abs() < 1e-5, "{wanted}");
+    }
 }

@@ -1,0 +1,371 @@
+//! Vehicle avoidance (Force 21 §5 "Avoid other vehicles", after Reynolds'
+//! unaligned collision avoidance, "Steering Behaviors For Autonomous
+//! Characters", GDC 1999).
+//!
+//! For the neighbours within a radius (from the spatial hash) compute the
+//! time of nearest approach; of those closer in time than
+//! [`HORIZON_S`] that would collide then, keep the soonest. The paper's
+//! changes to Reynolds are all here:
+//!
+//! - the unit's own predicted velocity is the average of its current and
+//!   desired velocity;
+//! - bounding spheres cull, and swept spheres — each vehicle a capsule along
+//!   its heading, radius its lateral half-width — decide;
+//! - if the drive-to point is too close to the threat, the unit stops;
+//! - two units side by side, same speed and heading: the one on the right
+//!   speeds up so the other can pass behind;
+//! - the blend `t = min((10 − minTime) / 5, 1)`,
+//!   `steering += t · lateral + forward`, so units turn a little at a
+//!   distance and more as the collision nears.
+//!
+//! Flying units and ground units at different heights ignore each other.
+
+use glam::{Vec2, Vec3};
+
+/// Threats further ahead in time than this are ignored, seconds (the
+/// paper's 10 in its blend formula).
+pub const HORIZON_S: f32 = 10.0;
+/// The blend reaches full lateral avoidance this many seconds before
+/// impact (the paper's divisor 5).
+const BLEND_S: f32 = 5.0;
+/// Side by side: headings within this cosine (about 15°)…
+const SIDE_BY_SIDE_COS: f32 = 0.966;
+/// …and speeds within this fraction of the faster one.
+const SIDE_BY_SIDE_SPEED: f32 = 0.2;
+/// The unit on the right speeds up by this fraction of its top speed.
+const SPEED_UP_FRACTION: f32 = 0.25;
+
+/// One vehicle as avoidance sees it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Body {
+    /// Ground-plane position.
+    pub position: Vec2,
+    /// Velocity used to predict where it goes.
+    pub velocity: Vec2,
+    /// Facing, radians.
+    pub heading: f32,
+    /// Height above the ground.
+    pub altitude: f32,
+    /// Shield semi-axes (forward, lateral, vertical): the body's size.
+    pub shield: Vec3,
+}
+
+impl Body {
+    /// Radius of the culling sphere.
+    #[inline]
+    fn bounding_radius(&self) -> f32 {
+        self.shield.x.max(self.shield.y)
+    }
+
+    /// Half the capsule's core segment, along the heading.
+    #[inline]
+    fn half_axis(&self) -> Vec2 {
+        Vec2::from_angle(self.heading) * (self.shield.x - self.shield.y).max(0.0)
+    }
+
+    /// Whether the two can meet at all: ground units never meet flyers.
+    #[inline]
+    fn shares_height_with(&self, other: &Body) -> bool {
+        (self.altitude - other.altitude).abs() < self.shield.z + other.shield.z
+    }
+}
+
+/// The soonest predicted collision.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Threat {
+    /// Time of nearest approach, seconds from now.
+    pub time: f32,
+    /// The other vehicle.
+    pub other: Body,
+}
+
+/// Keeps the soonest colliding neighbour of `me` (whose `velocity` is the
+/// predicted one) among those offered to [`ThreatSearch::consider`].
+#[derive(Clone, Copy, Debug)]
+pub struct ThreatSearch {
+    me: Body,
+    soonest: Option<Threat>,
+}
+
+impl ThreatSearch {
+    /// A search for `me`, predicted with the average of its current and
+    /// desired velocity (Force 21's predictor).
+    #[must_use]
+    pub fn new(mut me: Body, desired: Vec2) -> ThreatSearch {
+        me.velocity = 0.5 * (me.velocity + desired);
+        ThreatSearch { me, soonest: None }
+    }
+
+    /// Tests one neighbour.
+    #[inline]
+    pub fn consider(&mut self, other: &Body) {
+        let me = &self.me;
+        if !me.shares_height_with(other) {
+            return;
+        }
+        let offset = other.position - me.position;
+        let closing = other.velocity - me.velocity;
+        let closing_sq = closing.length_squared();
+        let time = if closing_sq > 1e-12 {
+            (-offset.dot(closing) / closing_sq).max(0.0)
+        } else {
+            0.0
+        };
+        let soonest = self.soonest.map_or(HORIZON_S, |threat| threat.time);
+        if time >= soonest {
+            return;
+        }
+        let reach = me.bounding_radius() + other.bounding_radius();
+        if (offset + closing * time).length_squared() > reach * reach {
+            return;
+        }
+        let mine = me.position + me.velocity * time;
+        let theirs = other.position + other.velocity * time;
+        let gap = segment_distance(
+            (mine - me.half_axis(), mine + me.half_axis()),
+            (theirs - other.half_axis(), theirs + other.half_axis()),
+        );
+        if gap < me.shield.y + other.shield.y {
+            self.soonest = Some(Threat {
+                time,
+                other: *other,
+            });
+        }
+    }
+
+    /// The soonest threat found.
+    #[must_use]
+    pub fn threat(&self) -> Option<Threat> {
+        self.soonest
+    }
+}
+
+/// How a unit answers a threat.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Response {
+    /// Nothing to avoid.
+    Clear,
+    /// Steer with this velocity.
+    Avoid(Vec2),
+    /// Its drive-to point is too close to the threat: stop.
+    Stop,
+}
+
+/// Force 21's response to `threat` for a unit (`me`, with its current
+/// velocity) that wants `steering` toward `drive_to`.
+#[must_use]
+pub fn respond(
+    me: &Body,
+    steering: Vec2,
+    drive_to: Vec2,
+    max_speed: f32,
+    threat: Option<Threat>,
+) -> Response {
+    let Some(Threat { time, other }) = threat else {
+        return Response::Clear;
+    };
+    let reach = me.bounding_radius() + other.bounding_radius();
+    if drive_to.distance_squared(other.position) < reach * reach {
+        return Response::Stop;
+    }
+    let predicted = 0.5 * (me.velocity + steering);
+    let ahead = predicted
+        .try_normalize()
+        .unwrap_or_else(|| Vec2::from_angle(me.heading));
+    let left = ahead.perp();
+    let offset = other.position - me.position;
+    let distance = offset.length();
+    let other_ahead = Vec2::from_angle(other.heading);
+    let (my_speed, their_speed) = (me.velocity.length(), other.velocity.length());
+    let side_by_side = ahead.dot(other_ahead) > SIDE_BY_SIDE_COS
+        && (my_speed - their_speed).abs() <= SIDE_BY_SIDE_SPEED * my_speed.max(their_speed);
+    if side_by_side && offset.dot(left) > 0.0 {
+        // I am on the right: speed up so the other passes behind.
+        return Response::Avoid(
+            (steering + ahead * (SPEED_UP_FRACTION * max_speed)).clamp_length_max(max_speed),
+        );
+    }
+    // Turn away from where the threat will be; dead ahead, keep right.
+    let at_closest = offset + (other.velocity - predicted) * time;
+    let away = if at_closest.dot(left) > 0.0 {
+        -left
+    } else {
+        left
+    };
+    let bearing = if distance > 0.0 {
+        (offset.dot(ahead) / distance).max(0.0)
+    } else {
+        1.0
+    };
+    let lateral = away * (max_speed * (0.5 + 0.5 * bearing));
+    let closeness = (1.0 - time / HORIZON_S).clamp(0.0, 1.0);
+    let forward = -ahead * (steering.length() * closeness);
+    let blend = ((HORIZON_S - time) / BLEND_S).min(1.0);
+    Response::Avoid((steering + blend * lateral + forward).clamp_length_max(max_speed))
+}
+
+/// The shortest distance between two segments (Ericson, *Real-Time
+/// Collision Detection*, §5.1.9).
+#[must_use]
+pub fn segment_distance(first: (Vec2, Vec2), second: (Vec2, Vec2)) -> f32 {
+    let (p1, q1) = first;
+    let (p2, q2) = second;
+    let d1 = q1 - p1;
+    let d2 = q2 - p2;
+    let r = p1 - p2;
+    let a = d1.length_squared();
+    let e = d2.length_squared();
+    let f = d2.dot(r);
+    const EPSILON: f32 = 1e-12;
+    let (s, t) = if a <= EPSILON && e <= EPSILON {
+        (0.0, 0.0)
+    } else if a <= EPSILON {
+        (0.0, (f / e).clamp(0.0, 1.0))
+    } else {
+        let c = d1.dot(r);
+        if e <= EPSILON {
+            ((-c / a).clamp(0.0, 1.0), 0.0)
+        } else {
+            let b = d1.dot(d2);
+            let denominator = a * e - b * b;
+            let mut s = if denominator > EPSILON {
+                ((b * f - c * e) / denominator).clamp(0.0, 1.0)
+            } else {
+                0.0
+            };
+            let mut t = (b * s + f) / e;
+            if t < 0.0 {
+                t = 0.0;
+                s = (-c / a).clamp(0.0, 1.0);
+            } else if t > 1.0 {
+                t = 1.0;
+                s = ((b - c) / a).clamp(0.0, 1.0);
+            }
+            (s, t)
+        }
+    };
+    (p1 + d1 * s).distance(p2 + d2 * t)
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    /// Brute force: the closest of many sampled point pairs.
+    fn sampled_distance(first: (Vec2, Vec2), second: (Vec2, Vec2)) -> f32 {
+        const STEPS: usize = 200;
+        let mut best = f32::INFINITY;
+        for i in 0..=STEPS {
+            let a = first.0.lerp(first.1, i as f32 / STEPS as f32);
+            for j in 0..=STEPS {
+                let b = second.0.lerp(second.1, j as f32 / STEPS as f32);
+                best = best.min(a.distance(b));
+            }
+        }
+        best
+    }
+
+    fn point() -> impl Strategy<Value = Vec2> {
+        (-10.0f32..10.0, -10.0f32..10.0).prop_map(|(x, y)| Vec2::new(x, y))
+    }
+
+    proptest! {
+        #[test]
+        fn segment_distance_matches_dense_sampling(a in point(), b in point(), c in point(), d in point()) {
+            let exact = segment_distance((a, b), (c, d));
+            let sampled = sampled_distance((a, b), (c, d));
+            // Sampling overestimates by at most half a sample step.
+            let step = (a.distance(b).max(c.distance(d))) / 200.0;
+            prop_assert!(exact <= sampled + 1e-4, "exact {exact} > sampled {sampled}");
+            prop_assert!(sampled - exact <= step + 1e-4, "exact {exact}, sampled {sampled}");
+        }
+    }
+
+    fn tank(position: Vec2, heading: f32, speed: f32) -> Body {
+        Body {
+            position,
+            velocity: Vec2::from_angle(heading) * speed,
+            heading,
+            altitude: 0.0,
+            shield: Vec3::new(4.0, 2.0, 1.5),
+        }
+    }
+
+    #[test]
+    fn head_on_threat_is_found_and_turned_away_from() {
+        let me = tank(Vec2::ZERO, 0.0, 10.0);
+        let other = tank(Vec2::new(60.0, 0.5), std::f32::consts::PI, 10.0);
+        let mut search = ThreatSearch::new(me, me.velocity);
+        search.consider(&other);
+        let threat = search.threat().expect("head-on pair collides");
+        assert!((threat.time - 3.0).abs() < 0.1, "{threat:?}");
+        let Response::Avoid(velocity) =
+            respond(&me, me.velocity, Vec2::new(500.0, 0.0), 12.0, Some(threat))
+        else {
+            panic!("expected avoidance");
+        };
+        // The threat passes slightly left: turn right and slow down.
+        assert!(velocity.y < 0.0, "{velocity}");
+        assert!(velocity.x < me.velocity.x, "{velocity}");
+    }
+
+    #[test]
+    fn a_flyer_is_no_threat_to_a_tank_below() {
+        let me = tank(Vec2::ZERO, 0.0, 10.0);
+        let mut helicopter = tank(Vec2::new(30.0, 0.0), std::f32::consts::PI, 10.0);
+        helicopter.altitude = 60.0;
+        let mut search = ThreatSearch::new(me, me.velocity);
+        search.consider(&helicopter);
+        assert_eq!(search.threat(), None);
+    }
+
+    #[test]
+    fn parallel_units_a_lane_apart_are_no_threat() {
+        let me = tank(Vec2::ZERO, 0.0, 10.0);
+        let other = tank(Vec2::new(0.0, 5.0), 0.0, 10.0);
+        let mut search = ThreatSearch::new(me, me.velocity);
+        search.consider(&other);
+        assert_eq!(search.threat(), None);
+    }
+
+    #[test]
+    fn the_right_unit_of_a_side_by_side_pair_speeds_up() {
+        let me = tank(Vec2::ZERO, 0.0, 10.0);
+        let other = tank(Vec2::new(0.0, 3.5), -0.05, 10.0);
+        let threat = Threat { time: 0.5, other };
+        let Response::Avoid(velocity) =
+            respond(&me, me.velocity, Vec2::new(500.0, 0.0), 12.0, Some(threat))
+        else {
+            panic!("expected avoidance");
+        };
+        assert!(velocity.x > me.velocity.x, "{velocity}");
+        // Seen from the other side, it brakes or turns instead.
+        let Response::Avoid(theirs) = respond(
+            &other,
+            other.velocity,
+            Vec2::new(500.0, 0.0),
+            12.0,
+            Some(Threat {
+                time: 0.5,
+                other: me,
+            }),
+        ) else {
+            panic!("expected avoidance");
+        };
+        assert!(
+            theirs.dot(Vec2::X) < other.velocity.dot(Vec2::X),
+            "{theirs}"
+        );
+    }
+
+    #[test]
+    fn a_drive_to_point_next_to_the_threat_means_stop() {
+        let me = tank(Vec2::ZERO, 0.0, 10.0);
+        let other = tank(Vec2::new(20.0, 0.0), 0.0, 0.0);
+        let threat = Threat { time: 2.0, other };
+        let response = respond(&me, me.velocity, Vec2::new(22.0, 1.0), 12.0, Some(threat));
+        assert_eq!(response, Response::Stop);
+    }
+}
