@@ -310,10 +310,10 @@ impl Sim {
 
     /// Where the moving bodies are now.
     pub fn bodies_now(&self) -> impl Iterator<Item = Disc> + '_ {
-        self.config.bodies.iter().map(|body| Disc {
-            centre: body.position_at(self.time_s),
-            radius: body.radius,
-        })
+        self.config
+            .bodies
+            .iter()
+            .map(|body| body.disc_at(self.time_s))
     }
 
     /// Movement quality since the last [`Sim::reset_instruments`].
@@ -355,10 +355,7 @@ impl Sim {
             ..
         } = self;
         for (disc, body) in discs.iter_mut().zip(&config.bodies) {
-            *disc = Disc {
-                centre: body.position_at(*time_s),
-                radius: body.radius,
-            };
+            *disc = body.disc_at(*time_s);
         }
         instruments.tick(|stages| {
             stages.run(Stage::Spatial, || {

@@ -34,6 +34,9 @@ const SIDE_BY_SIDE_COS: f32 = 0.966;
 const SIDE_BY_SIDE_SPEED: f32 = 0.2;
 /// The unit on the right speeds up by this fraction of its top speed.
 const SPEED_UP_FRACTION: f32 = 0.25;
+/// Capsules closer than this at nearest approach count as colliding, metres:
+/// a margin for the turn and braking limits that delay the answer.
+pub const CLEARANCE_M: f32 = 1.0;
 
 /// One vehicle as avoidance sees it.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -115,7 +118,7 @@ impl ThreatSearch {
         if time >= soonest {
             return;
         }
-        let reach = me.bounding_radius() + other.bounding_radius();
+        let reach = me.bounding_radius() + other.bounding_radius() + CLEARANCE_M;
         if (offset + closing * time).length_squared() > reach * reach {
             return;
         }
@@ -125,7 +128,7 @@ impl ThreatSearch {
             (mine - me.half_axis(), mine + me.half_axis()),
             (theirs - other.half_axis(), theirs + other.half_axis()),
         );
-        if gap < me.shield.y + other.shield.y {
+        if gap < me.shield.y + other.shield.y + CLEARANCE_M {
             self.soonest = Some(Threat {
                 time,
                 other: *other,

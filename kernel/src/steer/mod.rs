@@ -20,7 +20,7 @@ use crate::parallel::for_each_chunk3;
 use crate::spatial::SpatialHash;
 use crate::vehicles::{ColumnsMut, SteerMode};
 use avoid::{Body, Response, ThreatSearch};
-use field::Disc;
+use field::{Disc, FieldUnit};
 
 /// Within this distance of its drive-to point a vehicle has arrived
 /// (Force 21 §5: 2.5 m).
@@ -67,6 +67,7 @@ pub fn steer_columns(columns: &mut ColumnsMut<'_>, world: SteerWorld<'_>) -> Ste
         shield,
         max_speed,
         max_brake,
+        turn_rate,
         drive_to,
         steer_mode,
         desired_velocity,
@@ -76,8 +77,13 @@ pub fn steer_columns(columns: &mut ColumnsMut<'_>, world: SteerWorld<'_>) -> Ste
     } = columns;
     let (position, velocity, heading, altitude, shield) =
         (&**position, &**velocity, &**heading, &**altitude, &**shield);
-    let (max_speed, max_brake, drive_to, steer_mode) =
-        (&**max_speed, &**max_brake, &**drive_to, &**steer_mode);
+    let (max_speed, max_brake, turn_rate, drive_to, steer_mode) = (
+        &**max_speed,
+        &**max_brake,
+        &**turn_rate,
+        &**drive_to,
+        &**steer_mode,
+    );
     let body = |unit: usize| Body {
         position: position[unit],
         velocity: velocity[unit],
@@ -97,15 +103,15 @@ pub fn steer_columns(columns: &mut ColumnsMut<'_>, world: SteerWorld<'_>) -> Ste
                 let me = body(unit);
                 let target = drive_to[unit];
                 let wanted = if steer_mode[unit] == SteerMode::PotentialField as u8 {
-                    let radius = me.shield.x.max(me.shield.y);
-                    field::field_velocity(
-                        me.position,
-                        target,
-                        radius,
-                        max_speed[unit],
-                        max_brake[unit],
-                        world.bodies,
-                    )
+                    let field_unit = FieldUnit {
+                        position: me.position,
+                        radius: me.shield.x.max(me.shield.y),
+                        speed: me.velocity.length(),
+                        turn_rate: turn_rate[unit],
+                        max_speed: max_speed[unit],
+                        max_brake: max_brake[unit],
+                    };
+                    field::field_velocity(&field_unit, target, world.bodies)
                 } else {
                     let seek = seek::drive_to_velocity(
                         me.position,
