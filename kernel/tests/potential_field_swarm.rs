@@ -25,7 +25,7 @@ fn bodies() -> Vec<OrbitingBody> {
                 semi_axes: [150.0 + 350.0 * draw(3), 100.0 + 300.0 * draw(4)],
                 tilt: 3.0 * draw(5),
                 period_s: if draw(6) < 0.5 { 1.0 } else { -1.0 } * (150.0 + 250.0 * draw(7)),
-                phase: 6.28 * draw(8),
+                phase: std::f32::consts::TAU * draw(8),
                 radius: 50.0 + 70.0 * draw(9),
             }
         })
