@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use convoy::{Profile, Sim, TimingReport};
+use convoy::{Profile, Quality, Sim, TimingReport};
 use serde::{Deserialize, Serialize};
 
 use crate::CliError;
@@ -41,6 +41,9 @@ pub struct Report {
     pub stages: Vec<TimingReport>,
     /// Whole-tick figures.
     pub tick: TimingReport,
+    /// Movement quality: arrivals, collisions, speed, stuck units.
+    #[serde(default)]
+    pub quality: Quality,
     /// Hex XXH3 of the final state.
     pub checksum: String,
     /// Checksums recorded every `--checksum-every` ticks.
@@ -144,6 +147,7 @@ impl Report {
             wall_s,
             stages,
             tick,
+            quality: sim.quality(),
             checksum: format!("{:016x}", sim.checksum()),
             checksums: Vec::new(),
             repeat: None,
@@ -194,6 +198,14 @@ pub fn print_table(report: &Report) {
             println!("  {:<9} {}", row.name, counters.join(" "));
         }
     }
+    let quality = &report.quality;
+    println!(
+        "quality   arrived={} collisions_per_1000_unit_ticks={:.3} mean_speed_fraction={:.3} stuck={}",
+        quality.arrived,
+        quality.collisions_per_1000_unit_ticks,
+        quality.mean_speed_fraction,
+        quality.stuck,
+    );
     println!("checksum {}  wall {:.2} s", report.checksum, report.wall_s);
 }
 

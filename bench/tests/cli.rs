@@ -89,6 +89,22 @@ fn a_short_run_writes_json_with_every_stage_and_the_whole_tick() {
         .map(|s| s["name"].as_str().unwrap())
         .collect();
     assert_eq!(names, STAGES);
+    let quality = &report["quality"];
+    for key in [
+        "arrived",
+        "collisions_per_1000_unit_ticks",
+        "mean_speed_fraction",
+        "stuck",
+    ] {
+        assert!(
+            quality[key].is_number(),
+            "quality.{key} missing in {quality}"
+        );
+    }
+    // Units set off toward goals far away: they move, none has arrived.
+    let speed = quality["mean_speed_fraction"].as_f64().unwrap();
+    assert!(speed > 0.0 && speed <= 1.0, "mean speed fraction {speed}");
+    assert_eq!(quality["arrived"], 0);
     for figures in report["stages"]
         .as_array()
         .unwrap()

@@ -45,7 +45,7 @@ pub struct Body {
     pub position: Vec2,
     /// Velocity used to predict where it goes.
     pub velocity: Vec2,
-    /// Facing, radians.
+    /// Facing, radians (the hull axis when the unit stands still).
     pub heading: f32,
     /// Height above the ground.
     pub altitude: f32,
@@ -54,6 +54,18 @@ pub struct Body {
 }
 
 impl Body {
+    /// Unit vector along the hull. Vehicles move along their heading (or
+    /// against it, reversing), and a capsule is symmetric, so a moving
+    /// unit's axis is its velocity's direction: no trigonometry unless it
+    /// stands still.
+    #[must_use]
+    #[inline]
+    pub fn axis(&self) -> Vec2 {
+        self.velocity
+            .try_normalize()
+            .unwrap_or_else(|| Vec2::from_angle(self.heading))
+    }
+
     /// Radius of the culling sphere.
     #[inline]
     fn bounding_radius(&self) -> f32 {
@@ -63,7 +75,7 @@ impl Body {
     /// Half the capsule's core segment, along the heading.
     #[inline]
     fn half_axis(&self) -> Vec2 {
-        Vec2::from_angle(self.heading) * (self.shield.x - self.shield.y).max(0.0)
+        self.axis() * (self.shield.x - self.shield.y).max(0.0)
     }
 
     /// Whether the two can meet at all: ground units never meet flyers.
@@ -87,6 +99,7 @@ pub struct Threat {
 #[derive(Clone, Copy, Debug)]
 pub struct ThreatSearch {
     me: Body,
+    my_half_axis: Vec2,
     soonest: Option<Threat>,
 }
 
@@ -95,17 +108,20 @@ impl ThreatSearch {
     /// desired velocity (Force 21's predictor).
     #[must_use]
     pub fn new(mut me: Body, desired: Vec2) -> ThreatSearch {
+        let my_half_axis = me.half_axis();
         me.velocity = 0.5 * (me.velocity + desired);
-        ThreatSearch { me, soonest: None }
+        ThreatSearch {
+            me,
+            my_half_axis,
+            soonest: None,
+        }
     }
 
-    /// Tests one neighbour.
+    /// Tests one neighbour: the cheap tests first (time of nearest
+    /// approach, bounding spheres, height), the capsules last.
     #[inline]
     pub fn consider(&mut self, other: &Body) {
         let me = &self.me;
-        if !me.shares_height_with(other) {
-            return;
-        }
         let offset = other.position - me.position;
         let closing = other.velocity - me.velocity;
         let closing_sq = closing.length_squared();
@@ -119,16 +135,22 @@ impl ThreatSearch {
             return;
         }
         let reach = me.bounding_radius() + other.bounding_radius() + CLEARANCE_M;
-        if (offset + closing * time).length_squared() > reach * reach {
+        if (offset + closing * time).length_squared() > reach * reach
+            || !me.shares_height_with(other)
+        {
             return;
         }
         let mine = me.position + me.velocity * time;
         let theirs = other.position + other.velocity * time;
+        let (my_half, their_half) = (self.my_half_axis, other.half_axis());
         let gap = segment_distance(
-            (mine - me.half_axis(), mine + me.half_axis()),
-            (theirs - other.half_axis(), theirs + other.half_axis()),
+            (mine - my_half, mine + my_half),
+            (theirs - their_half, theirs + their_half),
         );
-        if gap < me.shield.y + other.shield.y + CLEARANCE_M {
+        // The margin is for units closing in; neighbours keeping their
+        // distance (nearest approach now) threaten only by touching.
+        let margin = if time > 0.0 { CLEARANCE_M } else { 0.0 };
+        if gap < me.shield.y + other.shield.y + margin {
             self.soonest = Some(Threat {
                 time,
                 other: *other,
@@ -172,15 +194,12 @@ pub fn respond(
         return Response::Stop;
     }
     let predicted = 0.5 * (me.velocity + steering);
-    let ahead = predicted
-        .try_normalize()
-        .unwrap_or_else(|| Vec2::from_angle(me.heading));
+    let ahead = predicted.try_normalize().unwrap_or_else(|| me.axis());
     let left = ahead.perp();
     let offset = other.position - me.position;
     let distance = offset.length();
-    let other_ahead = Vec2::from_angle(other.heading);
     let (my_speed, their_speed) = (me.velocity.length(), other.velocity.length());
-    let side_by_side = ahead.dot(other_ahead) > SIDE_BY_SIDE_COS
+    let side_by_side = ahead.dot(other.axis()) > SIDE_BY_SIDE_COS
         && (my_speed - their_speed).abs() <= SIDE_BY_SIDE_SPEED * my_speed.max(their_speed);
     if side_by_side && offset.dot(left) > 0.0 {
         // I am on the right: speed up so the other passes behind.

@@ -1,0 +1,232 @@
+//! The `steering` + `integrate` stages at 100,000 units, and Force 21
+//! avoidance against ORCA (`dodgy_2d`'s `compute_avoiding_velocity`) on the
+//! same neighbour lists.
+//!
+//! The world is the default profile at 100,000 units, two ticks in, with
+//! the avoidance radius set so each unit has about 8 neighbours (the mean
+//! is printed). Three benchmarks, throughput in units:
+//!
+//! - `stages`: `steer_columns` then `integrate_columns`, on the default pool
+//!   — what `Sim::step` pays for these two stages;
+//! - `force21_avoidance`: one thread, per unit: the threat search over its
+//!   neighbour list and the response;
+//! - `orca_avoidance`: one thread, per unit: ORCA over the same list.
+//!
+//! `cargo bench -p convoy-bench --bench steering`; `-- --profile-time 5`
+//! writes a flamegraph per benchmark under `target/criterion/`.
+
+// Shared with the other benches; this one uses only the profiler hook.
+#[allow(dead_code)]
+mod common;
+
+use std::borrow::Cow;
+use std::hint::black_box;
+
+use convoy::glam::Vec2;
+use convoy::steer::avoid::{self, Body, ThreatSearch};
+use convoy::steer::seek::drive_to_velocity;
+use convoy::steer::{self, SteerWorld, dynamics};
+use convoy::{Profile, Sim, SpatialHash, scenario};
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+
+const UNITS: u32 = 100_000;
+/// At the default profile's 50 m² per unit, π r² / 50 ≈ 8 neighbours.
+const AVOID_RADIUS: f32 = 11.3;
+/// ORCA's look-ahead, the same as Force 21's horizon.
+const TIME_HORIZON: f32 = avoid::HORIZON_S;
+
+/// The world, its hash and each unit's neighbour list (CSR).
+struct World {
+    sim: Sim,
+    spatial: SpatialHash,
+    dt: f32,
+    neighbour_start: Vec<u32>,
+    neighbours: Vec<u32>,
+}
+
+fn build_world() -> World {
+    let mut profile = Profile::parse(include_str!("../../profiles/default.toml"), "default.toml")
+        .expect("the default profile parses");
+    profile.scenario.units = UNITS;
+    let threads = std::thread::available_parallelism().map_or(1, usize::from);
+    let mut sim = scenario::build(&profile, threads).expect("the default profile builds");
+    for _ in 0..2 {
+        sim.step(profile.run.dt);
+    }
+    let config = sim.config();
+    let mut spatial = SpatialHash::new(config.bounds, AVOID_RADIUS).expect("valid grid");
+    spatial.reserve(sim.vehicles().len());
+    spatial.rebuild(sim.vehicles().columns().position());
+    let mut neighbour_start = vec![0u32];
+    let mut neighbours = Vec::new();
+    for unit in 0..sim.vehicles().len() as u32 {
+        spatial.for_each_neighbour(unit, AVOID_RADIUS, |other, _| neighbours.push(other));
+        neighbour_start.push(neighbours.len() as u32);
+    }
+    World {
+        sim,
+        spatial,
+        dt: profile.run.dt,
+        neighbour_start,
+        neighbours,
+    }
+}
+
+impl World {
+    fn neighbours_of(&self, unit: usize) -> &[u32] {
+        let range = self.neighbour_start[unit] as usize..self.neighbour_start[unit + 1] as usize;
+        &self.neighbours[range]
+    }
+
+    fn body(&self, unit: usize) -> Body {
+        let columns = self.sim.vehicles().columns();
+        Body {
+            position: columns.position()[unit],
+            velocity: columns.velocity()[unit],
+            heading: columns.heading()[unit],
+            altitude: columns.altitude()[unit],
+            shield: columns.shield()[unit],
+        }
+    }
+
+    fn preferred(&self, unit: usize) -> Vec2 {
+        let columns = self.sim.vehicles().columns();
+        drive_to_velocity(
+            columns.position()[unit],
+            columns.drive_to()[unit],
+            columns.max_speed()[unit],
+            columns.max_brake()[unit],
+        )
+    }
+
+    /// Force 21 avoidance for every unit over its neighbour list; returns
+    /// how many units steer around a threat.
+    fn force21(&self) -> usize {
+        let columns = self.sim.vehicles().columns();
+        let mut avoiding = 0;
+        for unit in 0..columns.position().len() {
+            let me = self.body(unit);
+            let seek = self.preferred(unit);
+            let mut search = ThreatSearch::new(me, seek);
+            for &other in self.neighbours_of(unit) {
+                search.consider(&self.body(other as usize));
+            }
+            let response = avoid::respond(
+                &me,
+                seek,
+                columns.drive_to()[unit],
+                columns.max_speed()[unit],
+                search.threat(),
+            );
+            avoiding += usize::from(black_box(response) != avoid::Response::Clear);
+        }
+        avoiding
+    }
+
+    /// ORCA for every unit over the same neighbour lists, agents sized by
+    /// their shield's larger ground semi-axis; returns how many velocities
+    /// it changed.
+    fn orca(
+        &self,
+        agents: &[dodgy_2d::Agent],
+        scratch: &mut Vec<Cow<'_, dodgy_2d::Agent>>,
+    ) -> usize {
+        let columns = self.sim.vehicles().columns();
+        let options = dodgy_2d::AvoidanceOptions {
+            obstacle_margin: 0.0,
+            time_horizon: TIME_HORIZON,
+            obstacle_time_horizon: TIME_HORIZON,
+        };
+        let mut changed = 0;
+        for (unit, agent) in agents.iter().enumerate() {
+            scratch.clear();
+            scratch.extend(
+                self.neighbours_of(unit)
+                    .iter()
+                    .map(|&other| Cow::Owned(agents[other as usize].clone())),
+            );
+            let preferred = self.preferred(unit);
+            let preferred = dodgy_2d::Vec2::new(preferred.x, preferred.y);
+            let velocity = agent.compute_avoiding_velocity(
+                scratch,
+                &[],
+                preferred,
+                columns.max_speed()[unit],
+                self.dt,
+                &options,
+            );
+            changed += usize::from(black_box(velocity) != preferred);
+        }
+        changed
+    }
+
+    fn orca_agents(&self) -> Vec<dodgy_2d::Agent> {
+        (0..self.sim.vehicles().len())
+            .map(|unit| {
+                let body = self.body(unit);
+                dodgy_2d::Agent {
+                    position: dodgy_2d::Vec2::new(body.position.x, body.position.y),
+                    velocity: dodgy_2d::Vec2::new(body.velocity.x, body.velocity.y),
+                    radius: body.shield.x.max(body.shield.y),
+                    avoidance_responsibility: 1.0,
+                }
+            })
+            .collect()
+    }
+}
+
+fn steering(c: &mut Criterion) {
+    let mut world = build_world();
+    let mean_neighbours = world.neighbours.len() as f64 / f64::from(UNITS);
+    let agents = world.orca_agents();
+    let mut scratch = Vec::new();
+    // The answers, once: both methods find units to steer around.
+    let (ours, theirs) = (world.force21(), world.orca(&agents, &mut scratch));
+    println!(
+        "steering/{UNITS}: {mean_neighbours:.1} neighbours per unit within {AVOID_RADIUS} m; \
+         Force 21 steers {ours} units around a threat, ORCA changes {theirs} velocities"
+    );
+    assert!(
+        ours > 0 && theirs > 0,
+        "nothing to avoid: the bench measures nothing"
+    );
+
+    let mut group = c.benchmark_group(format!("steering/{UNITS}"));
+    group.throughput(Throughput::Elements(u64::from(UNITS)));
+    group.sample_size(10);
+    group.bench_function("stages", |b| {
+        b.iter(|| {
+            let World {
+                sim, spatial, dt, ..
+            } = &mut world;
+            let steer_world = SteerWorld {
+                spatial,
+                avoid_radius: AVOID_RADIUS,
+                bodies: &[],
+                dt: *dt,
+            };
+            let mut columns = sim.vehicles_mut();
+            let steered = steer::steer_columns(&mut columns, steer_world);
+            let moved = dynamics::integrate_columns(&mut columns, *dt);
+            black_box((steered, moved))
+        })
+    });
+    // The stages above moved the units: rebuild the hash and lists once so
+    // the per-unit comparisons read a consistent world.
+    let world = build_world();
+    let agents = world.orca_agents();
+    group.bench_function("force21_avoidance", |b| {
+        b.iter(|| black_box(world.force21()))
+    });
+    group.bench_function("orca_avoidance", |b| {
+        b.iter(|| black_box(world.orca(&agents, &mut scratch)))
+    });
+    group.finish();
+}
+
+criterion_group! {
+    name = benches;
+    config = Criterion::default().with_profiler(common::FlamegraphProfiler::new(997));
+    targets = steering
+}
+criterion_main!(benches);
