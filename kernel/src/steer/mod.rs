@@ -6,6 +6,7 @@
 
 pub mod dynamics;
 pub mod seek;
+pub mod turning;
 
 /// Within this distance of its drive-to point a vehicle has arrived
 /// (Force 21 §5: 2.5 m).
