@@ -27,7 +27,8 @@
 //!   [`TurningPathError`], naming the point.
 //! - Repeated points (closer than [`MERGE_DISTANCE`] to the previous kept
 //!   point) are merged into one.
-//! - Collinear corners (deflection below [`STRAIGHT_ANGLE`]) need no arc and
+//! - Collinear corners (deflection below [`STRAIGHT_ANGLE`], or the corner
+//!   within `f32` rounding of the line through its neighbours) need no arc and
 //!   get none.
 //! - A 180° U-turn corner turns left (counter-clockwise) around a circle
 //!   placed back along the path.
@@ -341,7 +342,7 @@ impl TurningPath {
     fn collect_distinct(&mut self, points: &[Vec2]) -> Result<(), TurningPathError> {
         self.distinct.clear();
         for (index, &point) in points.iter().enumerate() {
-            if !(point.abs().max_element() <= MAX_COORDINATE) {
+            if !(point.is_finite() && point.abs().max_element() <= MAX_COORDINATE) {
                 return Err(TurningPathError::BadPoint { index, point });
             }
             let repeated = self
@@ -434,7 +435,7 @@ fn corner_circle(prev: Vec2, at: Vec2, next: Vec2, radius: f32, corner: usize) -
     let cross = incoming.perp_dot(outgoing);
     let dot = incoming.dot(outgoing);
     let deflection = cross.abs().atan2(dot);
-    if deflection < STRAIGHT_ANGLE {
+    if deflection < STRAIGHT_ANGLE || (dot > 0.0 && within_rounding_of_line(prev, at, next)) {
         return None;
     }
     // An exact U-turn has no side: it turns left.
@@ -457,6 +458,21 @@ fn corner_circle(prev: Vec2, at: Vec2, next: Vec2, radius: f32, corner: usize) -
         exit: centre,
         sweep: 0.0,
     })
+}
+
+/// Whether `at` lies on the line through `prev` and `next` up to the `f32`
+/// rounding of the coordinates: a short leg of a straight polyline otherwise
+/// shows a spurious deflection.
+fn within_rounding_of_line(prev: Vec2, at: Vec2, next: Vec2) -> bool {
+    let chord = next - prev;
+    let offset = (at - prev).perp_dot(chord).abs() / chord.length();
+    let magnitude = prev
+        .abs()
+        .max(at.abs())
+        .max(next.abs())
+        .max_element()
+        .max(1.0);
+    offset <= 4.0 * f32::EPSILON * magnitude
 }
 
 /// Joins `next` to the last anchor of `chain` by their common tangent and
