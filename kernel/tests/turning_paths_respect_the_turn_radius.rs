@@ -446,6 +446,25 @@ fn bad_input_is_refused_with_a_typed_error() {
 }
 
 #[test]
+fn point_at_clamps_any_distance_to_the_path() {
+    let points = [Vec2::ZERO, Vec2::new(10.0, 0.0), Vec2::new(10.0, 10.0)];
+    let path = TurningPath::build(&points, 2.0).expect("valid");
+    for (distance, expected) in [
+        (f32::NAN, points[0]),
+        (f32::NEG_INFINITY, points[0]),
+        (f32::INFINITY, points[2]),
+        (1e30, points[2]),
+    ] {
+        let point = path.point_at(distance).expect("non-empty");
+        assert!(
+            point.position.distance(expected) <= JOIN_TOLERANCE,
+            "{distance}: {point:?}"
+        );
+        assert!(point.direction.is_finite() && point.heading().is_finite());
+    }
+}
+
+#[test]
 fn a_failed_rebuild_leaves_an_empty_path() {
     let mut path = TurningPath::build(
         &[Vec2::ZERO, Vec2::new(10.0, 0.0), Vec2::new(10.0, 10.0)],

@@ -158,11 +158,13 @@ impl Segment {
         }
     }
 
-    /// The point `distance` along the segment (clamped to the segment).
+    /// The point `distance` along the segment (clamped to the segment; NaN
+    /// reads as 0).
     #[must_use]
     pub fn point_at(&self, distance: f32) -> PathPoint {
         let length = self.length();
-        let fraction = if length > 0.0 {
+        // A NaN distance reads as the start.
+        let fraction = if length > 0.0 && !distance.is_nan() {
             (distance / length).clamp(0.0, 1.0)
         } else {
             0.0
@@ -209,8 +211,8 @@ struct Anchor {
     turn: f32,
     /// Angle between the corner's incoming and outgoing polyline directions.
     deflection: f32,
-    /// Index of the corner in the caller's slice.
-    corner: usize,
+    /// Index of the corner (or point) in the caller's slice.
+    index: usize,
     /// Where the curve arrives on the circle.
     entry: Vec2,
     /// Where the curve leaves it.
@@ -225,7 +227,7 @@ impl Anchor {
             centre: at,
             turn: 0.0,
             deflection: 0.0,
-            corner: index,
+            index,
             entry: at,
             exit: at,
             sweep: 0.0,
@@ -245,10 +247,7 @@ impl Anchor {
 /// path, rebuilding allocates nothing.
 #[derive(Debug, Clone, Default)]
 pub struct TurningPath {
-    segments: Vec<Segment>,
-    /// Distance along the path at which each segment starts.
-    starts: Vec<f32>,
-    length: f32,
+    curve: Curve,
     radius: f32,
     skipped: Vec<usize>,
     /// Scratch: the distinct points with their index in the caller's slice.
@@ -289,13 +288,13 @@ impl TurningPath {
     /// The segments, start to goal.
     #[must_use]
     pub fn segments(&self) -> &[Segment] {
-        &self.segments
+        &self.curve.segments
     }
 
     /// Total length (metres).
     #[must_use]
     pub fn length(&self) -> f32 {
-        self.length
+        self.curve.length
     }
 
     /// The turn radius the path was built for (0 when empty).
@@ -311,16 +310,18 @@ impl TurningPath {
         &self.skipped
     }
 
-    /// The point `distance` metres along the path, clamped to `[0, length]`,
-    /// with the direction of travel there; `None` only for an empty path.
+    /// The point `distance` metres along the path, clamped to `[0, length]`
+    /// (NaN reads as 0), with the direction of travel there; `None` only for an
+    /// empty path.
     #[must_use]
     pub fn point_at(&self, distance: f32) -> Option<PathPoint> {
-        let index = self
+        let curve = &self.curve;
+        let index = curve
             .starts
             .partition_point(|&start| start <= distance)
             .saturating_sub(1);
-        let segment = self.segments.get(index)?;
-        Some(segment.point_at(distance - self.starts[index]))
+        let segment = curve.segments.get(index)?;
+        Some(segment.point_at(distance - curve.starts[index]))
     }
 
     /// `count` points (at least 2) evenly spaced along the path, both ends
@@ -328,14 +329,12 @@ impl TurningPath {
     pub fn samples(&self, count: usize) -> impl Iterator<Item = PathPoint> + '_ {
         let intervals = count.max(2) - 1;
         (0..=intervals)
-            .filter_map(move |step| self.point_at(self.length * (step as f32 / intervals as f32)))
+            .filter_map(move |step| self.point_at(self.length() * (step as f32 / intervals as f32)))
     }
 
     fn clear(&mut self) {
-        self.segments.clear();
-        self.starts.clear();
+        self.curve.clear();
         self.skipped.clear();
-        self.length = 0.0;
         self.radius = 0.0;
     }
 
@@ -385,7 +384,7 @@ impl TurningPath {
                 return Err(TurningPathError::NoFeasibleCurve { radius });
             }
             let dropped = self.anchors.pop().expect("more than the start");
-            self.skipped.push(dropped.corner);
+            self.skipped.push(dropped.index);
         }
         self.skipped.sort_unstable();
         Ok(())
@@ -400,30 +399,43 @@ impl TurningPath {
                     start_angle: (anchor.entry - anchor.centre).to_angle(),
                     sweep: anchor.sweep,
                 };
-                push_segment(&mut self.segments, &mut self.starts, &mut self.length, arc);
+                self.curve.push(arc);
             }
             if let Some(next) = self.anchors.get(index + 1) {
                 let line = Segment::Line {
                     from: anchor.exit,
                     to: next.entry,
                 };
-                push_segment(&mut self.segments, &mut self.starts, &mut self.length, line);
+                self.curve.push(line);
             }
         }
     }
 }
 
-fn push_segment(
-    segments: &mut Vec<Segment>,
-    starts: &mut Vec<f32>,
-    length: &mut f32,
-    segment: Segment,
-) {
-    let segment_length = segment.length();
-    if segment_length > MIN_SEGMENT_LENGTH {
-        starts.push(*length);
-        *length += segment_length;
-        segments.push(segment);
+/// The segments of a path with their cumulative lengths.
+#[derive(Debug, Clone, Default)]
+struct Curve {
+    segments: Vec<Segment>,
+    /// Distance along the path at which each segment starts.
+    starts: Vec<f32>,
+    length: f32,
+}
+
+impl Curve {
+    fn clear(&mut self) {
+        self.segments.clear();
+        self.starts.clear();
+        self.length = 0.0;
+    }
+
+    /// Appends `segment` unless it is shorter than [`MIN_SEGMENT_LENGTH`].
+    fn push(&mut self, segment: Segment) {
+        let length = segment.length();
+        if length > MIN_SEGMENT_LENGTH {
+            self.starts.push(self.length);
+            self.length += length;
+            self.segments.push(segment);
+        }
     }
 }
 
@@ -453,7 +465,7 @@ fn corner_circle(prev: Vec2, at: Vec2, next: Vec2, radius: f32, corner: usize) -
         centre,
         turn,
         deflection,
-        corner,
+        index: corner,
         entry: centre,
         exit: centre,
         sweep: 0.0,
