@@ -45,6 +45,25 @@
 //!   is no curve: [`TurningPathError::NoFeasibleCurve`].
 //!
 //! As the article warns, the curve may leave the corridor of the polyline.
+//!
+//! # Example
+//!
+//! ```
+//! use convoy::glam::Vec2;
+//! use convoy::steer::turning::{TurningPath, TurningPathError};
+//!
+//! let corner = Vec2::new(50.0, 0.0);
+//! let polyline = [Vec2::ZERO, corner, Vec2::new(50.0, 50.0)];
+//! let mut path = TurningPath::new(); // working memory: reuse it for every path
+//! path.build_into(&polyline, /* radius= */ 6.0)?;
+//! // A follower asks where to be after driving some distance along the curve;
+//! // this corner is symmetric, so halfway is the corner itself, on the arc.
+//! let halfway = path.point_at(0.5 * path.length()).expect("built");
+//! assert!(halfway.position.distance(corner) < 1e-3);
+//! let points: Vec<Vec2> = path.samples(64).map(|p| p.position).collect();
+//! assert_eq!(points.len(), 64);
+//! # Ok::<(), TurningPathError>(())
+//! ```
 
 use std::f32::consts::{PI, TAU};
 
