@@ -246,8 +246,11 @@ proptest! {
     #[test]
     fn random_polylines_give_smooth_curves_no_tighter_than_the_radius(
         points in polyline(),
+        // Cramped (most corners too tight), ordinary and wide polylines.
+        scale in prop_oneof![Just(0.05f32), Just(1.0), Just(10.0)],
         radius in 0.5f32..30.0,
     ) {
+        let points: Vec<Vec2> = points.into_iter().map(|p| p * scale).collect();
         let first = points[0];
         let last = points[points.len() - 1];
         match TurningPath::build(&points, radius) {

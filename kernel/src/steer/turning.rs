@@ -37,9 +37,9 @@
 //!   last kept circle (or the start) — it does not when the start lies inside
 //!   the corner's circle, or when circles of opposite turns overlap — and if
 //!   the last kept corner's arc then turns less than π beyond its own
-//!   deflection (more means the vehicle would drive a loop). Otherwise the
-//!   corner is dropped. At the goal, kept corners are dropped from the end
-//!   until the goal connects. Dropped corners are reported by
+//!   deflection and less than a full circle (more means the vehicle would
+//!   drive a loop). Otherwise the corner is dropped. At the goal, kept corners
+//!   are dropped from the end until the goal connects. Dropped corners are reported by
 //!   [`TurningPath::skipped_corners`]; the curve no longer passes through them.
 //! - When every corner is dropped and the goal coincides with the start there
 //!   is no curve: [`TurningPathError::NoFeasibleCurve`].
@@ -518,7 +518,7 @@ fn join(chain: &mut Vec<Anchor>, mut next: Anchor, radius: f32) -> bool {
     };
     let sweep = if last.is_corner() {
         let sweep = turn_angle(last.centre, last.turn, last.entry, leave);
-        if sweep > last.deflection + PI {
+        if is_loop(sweep, last.deflection) {
             return false;
         }
         sweep * last.turn
@@ -530,6 +530,14 @@ fn join(chain: &mut Vec<Anchor>, mut next: Anchor, radius: f32) -> bool {
     next.entry = arrive;
     chain.push(next);
     true
+}
+
+/// Whether an arc turning `sweep` at a corner of `deflection` is a loop: it
+/// turns more than π beyond the corner's own deflection, or (within
+/// [`STRAIGHT_ANGLE`]) a full circle — which is also what an empty arc looks
+/// like when rounding puts its exit a hair before its entry.
+fn is_loop(sweep: f32, deflection: f32) -> bool {
+    sweep > (deflection + PI).min(TAU - STRAIGHT_ANGLE)
 }
 
 /// The tangent line leaving circle (or point) `from` in its turning direction
