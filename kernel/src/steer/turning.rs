@@ -8,8 +8,9 @@
 //! `prev - corner` and `next - corner`) at distance `radius`, so the corner
 //! point itself lies on the circle. The curve is then, corner by corner, the
 //! article's three parts: the exit arc of the previous corner, a straight, and
-//! the entry arc of the next corner; the start and the goal have only the
-//! straight side.
+//! the entry arc of the next corner (one corner's entry and exit arcs are one
+//! arc, from its "in" to its "out" tangent point); the start and the goal have
+//! only the straight side.
 //!
 //! Where the article joins "in" and "out" tangent points taken from the
 //! neighbouring *path points*, this module joins consecutive circles by their
@@ -39,8 +40,9 @@
 //!   the last kept corner's arc then turns less than π beyond its own
 //!   deflection and less than a full circle (more means the vehicle would
 //!   drive a loop). Otherwise the corner is dropped. At the goal, kept corners
-//!   are dropped from the end until the goal connects. Dropped corners are reported by
-//!   [`TurningPath::skipped_corners`]; the curve no longer passes through them.
+//!   are dropped from the end until the goal connects. Dropped corners are
+//!   reported by [`TurningPath::skipped_corners`]; the curve no longer passes
+//!   through them.
 //! - When every corner is dropped and the goal coincides with the start there
 //!   is no curve: [`TurningPathError::NoFeasibleCurve`].
 //!
