@@ -54,10 +54,11 @@ fn assert_tangent(line_end: Vec2, line_dir: Vec2, centre: Vec2, radius: f32) {
     );
 }
 
-/// The largest turn of the chord over three points `step` apart along the
-/// path, as a multiple of what a circle of `radius` gives (`step / radius`).
-/// On a circle the chord turns by exactly `step / radius` per step; straights
-/// and joins of tangent pieces turn it less, anything tighter more.
+/// Sampled curvature: the chord through points `step` apart along the path
+/// (from `point_at`) never turns by more than `step / radius` per step, i.e.
+/// the curvature never exceeds 1/radius. On a circle of that radius the chord
+/// turns by exactly `step / radius`; straights and joins of tangent pieces
+/// turn it less, anything tighter more.
 fn assert_sampled_curvature_at_most(path: &TurningPath, radius: f32, scale: f32) {
     let step = radius / 8.0;
     let steps = (path.length() / step).floor() as usize;
@@ -196,6 +197,7 @@ fn assert_directions_match_positions(path: &TurningPath, radius: f32, scale: f32
 
 #[derive(Debug, Clone)]
 enum Step {
+    /// A random point.
     To(Vec2),
     /// The previous point again.
     Repeat,
