@@ -5,12 +5,13 @@
 //! potential field among moving bodies ([`field`]), chosen per unit by its
 //! `steer_mode` column — and tracks progress for the stuck-unit count.
 //! `integrate` ([`dynamics`]) moves units toward that velocity as their kind
-//! allows.
+//! allows. [`turning`] bends a path's corners to a vehicle's turning circle.
 
 pub mod avoid;
 pub mod dynamics;
 pub mod field;
 pub mod seek;
+pub mod turning;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
