@@ -114,7 +114,7 @@ impl World {
             let response = avoid::respond(
                 &me,
                 seek,
-                columns.drive_to()[unit],
+                Some(columns.drive_to()[unit]),
                 columns.max_speed()[unit],
                 search.threat(),
             );
@@ -201,6 +201,7 @@ fn steering(c: &mut Criterion) {
             } = &mut world;
             let steer_world = SteerWorld {
                 spatial,
+                map: None,
                 avoid_radius: AVOID_RADIUS,
                 bodies: &[],
                 dt: *dt,

@@ -45,6 +45,7 @@ fn world(units: u32) -> (Sim, SpatialHash, f32) {
 fn steer_once(sim: &mut Sim, spatial: &SpatialHash, dt: f32) -> usize {
     let world = SteerWorld {
         spatial,
+        map: None,
         avoid_radius: sim.config().neighbour_radius,
         bodies: &[],
         dt,
@@ -85,11 +86,7 @@ fn stages(c: &mut Criterion) {
         group.bench_function(BenchmarkId::from_parameter("formations"), |b| {
             b.iter(|| {
                 let columns = sim.vehicles_mut();
-                black_box(formation::assign_drive_to(
-                    columns.goal,
-                    columns.platoon,
-                    columns.drive_to,
-                ))
+                black_box(formation::count_solo(columns.platoon))
             })
         });
         group.bench_function(BenchmarkId::from_parameter("steering"), |b| {

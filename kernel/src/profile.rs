@@ -5,7 +5,7 @@
 //! line (for TOML syntax) or the dotted key (for everything else), so a typo
 //! never becomes a silently ignored setting. The README documents every key.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use serde::Deserialize;
@@ -40,6 +40,9 @@ pub struct Profile {
     /// Steering mode and moving bodies.
     #[serde(default)]
     pub steering: SteeringSection,
+    /// Terrain to plan on; absent: an open field.
+    #[serde(default)]
+    pub map: Option<MapSection>,
     /// Frame and stage budgets.
     pub budget: BudgetSection,
 }
@@ -87,6 +90,27 @@ pub enum Layout {
     /// Two blocks facing each other across a gap, each unit bound for its
     /// mirror image on the far side: the armies cross in the middle.
     Crossing,
+    /// Units on random open cells of the `[map]`, each bound for a random
+    /// open cell it can reach: every unit needs a planned path.
+    Scatter,
+}
+
+/// `[map]`: a Moving AI grid map (`.map`) that ground units plan on.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MapSection {
+    /// The map file; a relative path is relative to the profile's folder.
+    pub file: PathBuf,
+    /// Width of one map cell, metres (> 0).
+    #[serde(default = "default_map_cell")]
+    pub cell_size_m: f32,
+    /// World position of the map's first cell's corner, metres.
+    #[serde(default)]
+    pub origin_m: [f32; 2],
+}
+
+fn default_map_cell() -> f32 {
+    4.0
 }
 
 /// `[scenario]`: the units.
@@ -190,9 +214,17 @@ impl Default for WorldSection {
 #[derive(Clone, Debug, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PathsSection {
-    /// Most requests answered per tick (≥ 1), besides the time budget.
+    /// Most requests answered per tick (≥ 1).
     #[serde(default = "default_requests_per_tick")]
     pub max_requests_per_tick: u32,
+    /// The stage stops serving once its searches expanded this many nodes
+    /// in a tick (≥ 1): the per-tick planning budget.
+    #[serde(default = "default_nodes_per_tick")]
+    pub max_expanded_nodes_per_tick: u64,
+}
+
+fn default_nodes_per_tick() -> u64 {
+    20_000
 }
 
 fn default_requests_per_tick() -> u32 {
@@ -203,6 +235,7 @@ impl Default for PathsSection {
     fn default() -> PathsSection {
         PathsSection {
             max_requests_per_tick: default_requests_per_tick(),
+            max_expanded_nodes_per_tick: default_nodes_per_tick(),
         }
     }
 }
@@ -322,7 +355,11 @@ impl Profile {
             file: file.clone(),
             source,
         })?;
-        Profile::parse(&text, &file)
+        let mut profile = Profile::parse(&text, &file)?;
+        if let (Some(map), Some(folder)) = (&mut profile.map, path.parent()) {
+            map.file = folder.join(&map.file);
+        }
+        Ok(profile)
     }
 
     /// Parses and checks profile `text`; `file` names it in errors.
@@ -379,6 +416,17 @@ impl Profile {
                 ),
             );
         }
+        if let Some(map) = &self.map {
+            check_positive("map.cell_size_m", map.cell_size_m)?;
+            if !map.origin_m.iter().all(|v| v.is_finite()) {
+                return fail("map.origin_m", "coordinates must be finite".into());
+            }
+        } else if self.scenario.layout == Layout::Scatter {
+            return fail(
+                "scenario.layout",
+                "\"scatter\" places units on a map: add a [map] section".into(),
+            );
+        }
         for (index, body) in self.steering.bodies.iter().enumerate() {
             if let Err((key, reason)) = body.validate() {
                 return fail(&format!("steering.bodies[{index}].{key}"), reason);
@@ -419,6 +467,12 @@ impl Profile {
         if self.paths.max_requests_per_tick == 0 {
             return fail(
                 "paths.max_requests_per_tick",
+                "must be at least 1, was 0".into(),
+            );
+        }
+        if self.paths.max_expanded_nodes_per_tick == 0 {
+            return fail(
+                "paths.max_expanded_nodes_per_tick",
                 "must be at least 1, was 0".into(),
             );
         }

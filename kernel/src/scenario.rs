@@ -4,6 +4,9 @@
 
 use glam::Vec2;
 
+use std::sync::Arc;
+
+use crate::nav::{Cell, Mobility, WorldMap, load_map};
 use crate::profile::{KindMix, Layout, Profile, ScenarioSection};
 use crate::random::unit_f32;
 use crate::sim::{ConfigError, Sim, SimConfig};
@@ -15,6 +18,10 @@ const KIND_STREAM: u64 = 1;
 const JITTER_X_STREAM: u64 = 2;
 const JITTER_Y_STREAM: u64 = 3;
 const SPEED_STREAM: u64 = 4;
+const CELL_X_STREAM: u64 = 5;
+const CELL_Y_STREAM: u64 = 6;
+/// Random cells tried per open-cell draw before scanning for one.
+const CELL_ATTEMPTS: u64 = 64;
 
 /// The units of a scenario, before they join a world.
 #[derive(Clone, Debug, PartialEq)]
@@ -25,12 +32,68 @@ pub struct Placement {
     pub extent: Bounds,
 }
 
-/// Places the units of `scenario` with random choices drawn from `seed`.
+/// Places the units of `scenario` with random choices drawn from `seed`,
+/// on `map` when the layout needs one (profile validation guarantees it).
 #[must_use]
-pub fn place(scenario: &ScenarioSection, seed: u64) -> Placement {
-    match scenario.layout {
-        Layout::Crossing => crossing(scenario, seed),
+pub fn place(scenario: &ScenarioSection, seed: u64, map: Option<&WorldMap>) -> Placement {
+    match (scenario.layout, map) {
+        (Layout::Scatter, Some(map)) => scatter(scenario, seed, map),
+        _ => crossing(scenario, seed),
     }
+}
+
+/// Each unit on a random open cell, bound for a random open cell it can
+/// reach (flyers: any open cell).
+fn scatter(scenario: &ScenarioSection, seed: u64, map: &WorldMap) -> Placement {
+    let units = (0..u64::from(scenario.units))
+        .map(|index| {
+            let kind = pick_kind(&scenario.mix, unit_f32(seed, KIND_STREAM, index));
+            let start = open_cell(map, seed, 2 * index, |_| true);
+            let flies = kind.handling().flies;
+            let goal = open_cell(map, seed, 2 * index + 1, |cell| {
+                flies || map.grid().connected(start, cell)
+            });
+            let mut spec = UnitSpec::new(kind, map.centre_of(start));
+            spec.goal = map.centre_of(goal);
+            spec.heading = std::f32::consts::TAU * unit_f32(seed, JITTER_X_STREAM, index);
+            spec.max_speed *= 0.9 + 0.2 * unit_f32(seed, SPEED_STREAM, index);
+            spec
+        })
+        .collect();
+    Placement {
+        units,
+        extent: map.bounds(),
+    }
+}
+
+/// A random passable cell for which `wanted` holds: random draws first,
+/// then a scan from the last draw (so it always ends on a map with one).
+fn open_cell(map: &WorldMap, seed: u64, draw: u64, wanted: impl Fn(Cell) -> bool) -> Cell {
+    let grid = map.grid();
+    let (width, height) = (grid.width(), grid.height());
+    let fits = |cell: Cell| grid.passable(cell) && wanted(cell);
+    let mut cell = Cell::new(0, 0);
+    for attempt in 0..CELL_ATTEMPTS {
+        let stream = draw * CELL_ATTEMPTS + attempt;
+        let x = (unit_f32(seed, CELL_X_STREAM, stream) * width as f32) as u32;
+        let y = (unit_f32(seed, CELL_Y_STREAM, stream) * height as f32) as u32;
+        cell = Cell::new(x.min(width - 1), y.min(height - 1));
+        if fits(cell) {
+            return cell;
+        }
+    }
+    let cells = grid.cell_count() as u64;
+    let first = u64::from(cell.y) * u64::from(width) + u64::from(cell.x);
+    (0..cells)
+        .map(|step| {
+            let index = (first + step) % cells;
+            Cell::new(
+                (index % u64::from(width)) as u32,
+                (index / u64::from(width)) as u32,
+            )
+        })
+        .find(|&cell| fits(cell))
+        .unwrap_or(cell)
 }
 
 /// Two square blocks `gap_m` apart on the x axis; each unit is bound for its
@@ -96,7 +159,20 @@ fn pick_kind(mix: &KindMix, draw: f32) -> VehicleKind {
 /// The `Sim` a profile describes, with its units spawned, on `threads`
 /// threads.
 pub fn build(profile: &Profile, threads: usize) -> Result<Sim, ConfigError> {
-    let placement = place(&profile.scenario, profile.run.seed);
+    let map = match &profile.map {
+        Some(section) => {
+            let grid = load_map(&section.file)?;
+            let origin = Vec2::from(section.origin_m);
+            Some(Arc::new(WorldMap::new(
+                &grid,
+                Mobility::GROUND,
+                origin,
+                section.cell_size_m,
+            )?))
+        }
+        None => None,
+    };
+    let placement = place(&profile.scenario, profile.run.seed, map.as_deref());
     let margin = Vec2::splat(profile.world.margin_m);
     let config = SimConfig {
         threads,
@@ -105,20 +181,30 @@ pub fn build(profile: &Profile, threads: usize) -> Result<Sim, ConfigError> {
         neighbour_radius: profile.world.neighbour_radius_m,
         budgets: profile.budget.budgets(),
         max_path_requests_per_tick: profile.paths.max_requests_per_tick as usize,
+        max_path_nodes_per_tick: profile.paths.max_expanded_nodes_per_tick,
         separation_iterations: profile.separation.iterations,
         reorder_interval: profile.world.reorder_interval_ticks,
         max_dt: profile.run.max_dt,
         bodies: profile.steering.bodies.clone(),
+        map,
     };
+    let planned = config.map.is_some();
     let mut sim = Sim::new(config)?;
     sim.reserve(placement.units.len());
     for spec in &placement.units {
+        let order = spec.goal;
         let spec = UnitSpec {
             steer_mode: profile.steering.mode,
+            goal: if planned { spec.position } else { spec.goal },
             ..*spec
         };
-        sim.spawn(&spec)
+        let unit = sim
+            .spawn(&spec)
             .expect("scenario specs come from validated profile values");
+        if planned {
+            // On a map the goal is an order: the `paths` stage plans it.
+            sim.order_move(unit, order)?;
+        }
     }
     Ok(sim)
 }

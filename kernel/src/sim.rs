@@ -14,7 +14,7 @@ use thiserror::Error;
 
 use crate::formation;
 use crate::instrument::{Budgets, Counter, Gauges, Instruments, Stage, TimingReport};
-use crate::nav::{PathQueue, PathRequest};
+use crate::nav::{PathRequest, PathService, WorldMap};
 use crate::separation::{Separation, SeparationInput};
 use crate::spatial::{Bounds, GridError, SpatialHash};
 use crate::steer::dynamics::{self, SPEED_FRACTION_SCALE};
@@ -23,7 +23,7 @@ use crate::steer::{self, SteerWorld};
 use crate::vehicles::{SpawnError, StaleUnit, UnitId, UnitSpec, Vehicles};
 
 /// Everything a [`Sim`] is built from, checked by [`Sim::new`].
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 pub struct SimConfig {
     /// Worker threads (≥ 1), including the thread that builds the `Sim`.
     pub threads: usize,
@@ -37,6 +37,9 @@ pub struct SimConfig {
     pub budgets: Budgets,
     /// Most path requests served per tick.
     pub max_path_requests_per_tick: usize,
+    /// The `paths` stage stops serving once its searches have expanded this
+    /// many nodes in a tick (a deterministic budget; see [`crate::nav::service`]).
+    pub max_path_nodes_per_tick: u64,
     /// Most separation pushes per tick (0 only measures overlap).
     pub separation_iterations: u32,
     /// Every this many ticks the vehicle rows are reordered into spatial
@@ -48,6 +51,8 @@ pub struct SimConfig {
     /// Round bodies moving along ellipses that potential-field units steer
     /// around (planets, patrols).
     pub bodies: Vec<OrbitingBody>,
+    /// The terrain ground units plan on; `None` is an open field.
+    pub map: Option<Arc<WorldMap>>,
 }
 
 impl SimConfig {
@@ -61,10 +66,12 @@ impl SimConfig {
             neighbour_radius: 8.0,
             budgets: Budgets::default(),
             max_path_requests_per_tick: 1024,
+            max_path_nodes_per_tick: 20_000,
             separation_iterations: 2,
             reorder_interval: 32,
             max_dt: 0.25,
             bodies: Vec::new(),
+            map: None,
         }
     }
 }
@@ -97,6 +104,15 @@ pub enum ConfigError {
     /// The thread pool could not start.
     #[error("cannot start the thread pool: {0}")]
     Pool(#[from] rayon::ThreadPoolBuildError),
+    /// The map file cannot be loaded.
+    #[error(transparent)]
+    Map(#[from] crate::nav::MapError),
+    /// The map's movement costs are invalid.
+    #[error(transparent)]
+    Mobility(#[from] crate::nav::MobilityError),
+    /// A scenario's move order was refused.
+    #[error("scenario order refused: {0}")]
+    Order(#[from] OrderError),
 }
 
 /// Bounds over all live units that stages need for their search radii.
@@ -147,7 +163,7 @@ pub struct Sim {
     pub(crate) config: SimConfig,
     pub(crate) vehicles: Vehicles,
     spatial: SpatialHash,
-    pub(crate) path_queue: PathQueue,
+    pub(crate) paths: PathService,
     separation: Separation,
     instruments: Instruments,
     pub(crate) limits: UnitLimits,
@@ -196,7 +212,7 @@ impl Sim {
             config,
             vehicles: Vehicles::default(),
             spatial,
-            path_queue: PathQueue::default(),
+            paths: PathService::default(),
             separation,
             limits: UnitLimits::default(),
             reorder_scratch: Vec::new(),
@@ -251,7 +267,8 @@ impl Sim {
     /// Sizes every stage's scratch for `units`, so ticks never allocate.
     pub fn reserve(&mut self, units: usize) {
         self.spatial.reserve(units);
-        self.path_queue.reserve(units);
+        let slots = self.vehicles.handle_parts().0.len();
+        self.paths.reserve(units, slots.max(units));
         self.separation.reserve(units);
         // The widest column is 16 bytes a row.
         self.reorder_scratch
@@ -266,14 +283,26 @@ impl Sim {
         if !goal.is_finite() {
             return Err(OrderError::BadGoal(goal));
         }
-        self.path_queue.push(PathRequest { unit, goal });
+        if let Some(map) = &self.config.map
+            && map.cell_at(goal).is_none()
+        {
+            return Err(OrderError::OffMap(goal));
+        }
+        self.paths.push(PathRequest { unit, goal });
         Ok(())
+    }
+
+    /// Every unit's route, by handle slot (see [`crate::nav::Routes`]; a
+    /// unit's `route_len` column says how many points are in use).
+    #[must_use]
+    pub fn routes(&self) -> &crate::nav::Routes {
+        self.paths.routes()
     }
 
     /// Path requests waiting for the `paths` stage.
     #[must_use]
     pub fn open_path_requests(&self) -> usize {
-        self.path_queue.len()
+        self.paths.waiting()
     }
 
     /// Advances the world by `dt` seconds (at most `max_dt`), running
@@ -344,7 +373,7 @@ impl Sim {
             config,
             vehicles,
             spatial,
-            path_queue,
+            paths,
             separation,
             instruments,
             limits,
@@ -352,6 +381,7 @@ impl Sim {
             discs,
             quality,
             time_s,
+            tick,
             ..
         } = self;
         for (disc, body) in discs.iter_mut().zip(&config.bodies) {
@@ -371,23 +401,31 @@ impl Sim {
                 ]
             });
             stages.run(Stage::Paths, || {
-                let budget = config.budgets.stage(Stage::Paths);
-                let served = path_queue.serve(vehicles, budget, config.max_path_requests_per_tick);
+                let served = paths.run(
+                    vehicles,
+                    config.map.as_deref(),
+                    config.max_path_nodes_per_tick,
+                    config.max_path_requests_per_tick,
+                    *tick,
+                );
                 [
                     Counter::sum("served", served.served as f64),
                     Counter::sum("dropped", served.dropped as f64),
+                    Counter::sum("unreachable", served.unreachable as f64),
+                    Counter::sum("requested", served.requested as f64),
+                    Counter::mean("expanded", served.expanded as f64),
                     Counter::max("queue_len", served.waiting as f64),
                 ]
             });
             let mut columns = vehicles.columns_mut();
             stages.run(Stage::Formations, || {
-                let solo =
-                    formation::assign_drive_to(columns.goal, columns.platoon, columns.drive_to);
+                let solo = formation::count_solo(columns.platoon);
                 [Counter::mean("solo_units", solo as f64)]
             });
             stages.run(Stage::Steering, || {
                 let world = SteerWorld {
                     spatial,
+                    map: config.map.as_deref(),
                     avoid_radius: config.neighbour_radius,
                     bodies: discs,
                     dt,
@@ -430,7 +468,7 @@ impl Sim {
             });
             Gauges {
                 units: vehicles.len(),
-                open_path_requests: path_queue.len(),
+                open_path_requests: paths.waiting(),
             }
         });
     }
@@ -485,6 +523,9 @@ impl Sim {
         hasher.update(bytemuck::bytes_of(&self.config.bounds.min));
         hasher.update(bytemuck::bytes_of(&self.config.bounds.max));
         hasher.update(&self.spatial.cell_size().to_le_bytes());
+        if let Some(map) = &self.config.map {
+            hasher.update(&map.identity().to_le_bytes());
+        }
         hasher.digest()
     }
 
@@ -497,8 +538,10 @@ impl Sim {
         let state = crate::snapshot::read(reader, self.map_identity())?;
         self.reserve(state.vehicles.len());
         self.vehicles = state.vehicles;
-        self.path_queue = state.path_queue;
-        self.path_queue.reserve(self.vehicles.len());
+        self.paths.queue = state.path_queue;
+        self.paths.routes = state.routes;
+        let slots = self.vehicles.handle_parts().0.len();
+        self.paths.reserve(self.vehicles.len(), slots);
         self.limits = state.limits;
         self.tick = state.tick;
         self.time_s = state.time_s;
@@ -533,4 +576,7 @@ pub enum OrderError {
     /// The goal is NaN or infinite.
     #[error("move goal must be finite, was {0:?}")]
     BadGoal(Vec2),
+    /// The goal lies off the map.
+    #[error("move goal {0:?} is off the map")]
+    OffMap(Vec2),
 }

@@ -35,7 +35,7 @@ use bytemuck::{Pod, Zeroable};
 use thiserror::Error;
 use xxhash_rust::xxh3::xxh3_64;
 
-use crate::nav::{PathQueue, PathRequest};
+use crate::nav::{PathQueue, PathRequest, Routes};
 use crate::sim::{Sim, UnitLimits};
 use crate::vehicles::{Columns, HandleSlot, Vehicles};
 
@@ -111,6 +111,7 @@ pub(crate) struct State {
     pub(crate) time_s: f64,
     pub(crate) vehicles: Vehicles,
     pub(crate) path_queue: PathQueue,
+    pub(crate) routes: Routes,
     pub(crate) limits: UnitLimits,
 }
 
@@ -125,7 +126,7 @@ pub(crate) fn state_sections(sim: &Sim) -> Vec<(String, Cow<'_, [u8]>)> {
         time_s: sim.time_s,
     };
     let (slots, free) = sim.vehicles.handle_parts();
-    let requests: Vec<PathRequest> = sim.path_queue.pending().copied().collect();
+    let requests: Vec<PathRequest> = sim.paths.queue.pending().copied().collect();
     let mut sections = vec![(
         "meta".to_owned(),
         Cow::Owned(bytemuck::bytes_of(&meta).to_vec()),
@@ -141,6 +142,10 @@ pub(crate) fn state_sections(sim: &Sim) -> Vec<(String, Cow<'_, [u8]>)> {
     sections.push((
         "paths".to_owned(),
         Cow::Owned(bytemuck::cast_slice(&requests).to_vec()),
+    ));
+    sections.push((
+        "routes".to_owned(),
+        Cow::Borrowed(bytemuck::cast_slice(sim.paths.routes.as_slice())),
     ));
     sections
 }
@@ -202,16 +207,39 @@ pub(crate) fn read(reader: &mut impl Read, map_identity: u64) -> Result<State, S
     let vehicles =
         Vehicles::from_parts(columns, slots, free).map_err(SnapshotError::Inconsistent)?;
     let requests: Vec<PathRequest> = decode_many(section("paths")?, "paths")?;
+    let route_points: Vec<glam::Vec2> = decode_many(section("routes")?, "routes")?;
+    check_routes(&vehicles, &route_points)?;
     Ok(State {
         tick: meta.tick,
         time_s: meta.time_s,
         vehicles,
         path_queue: PathQueue::from_requests(requests),
+        routes: Routes::from_points(route_points),
         // Written from an f32, so the conversion back is exact.
         limits: UnitLimits {
             speed: meta.speed as f32,
         },
     })
+}
+
+/// Every unit's route must fit the route buffer.
+fn check_routes(vehicles: &Vehicles, points: &[glam::Vec2]) -> Result<(), SnapshotError> {
+    let columns = vehicles.columns();
+    for (row, (&slot, &len)) in columns
+        .handle_slot()
+        .iter()
+        .zip(columns.route_len())
+        .enumerate()
+    {
+        let end = (slot as usize + 1) * crate::nav::ROUTE_POINTS;
+        let fits = len as usize <= crate::nav::ROUTE_POINTS && (len == 0 || end <= points.len());
+        if !fits {
+            return Err(inconsistent(&format!(
+                "row {row} has a route of {len} points past the route buffer"
+            )));
+        }
+    }
+    Ok(())
 }
 
 fn inconsistent(message: &str) -> SnapshotError {

@@ -284,6 +284,12 @@ columns! {
     best_distance: f32,
     /// Seconds since the unit last got closer to its goal.
     stalled_s: f32,
+    /// Points of the unit's route in use (0: no route, drive straight).
+    route_len: u32,
+    /// The route point the unit is driving to.
+    route_next: u32,
+    /// 1 while a path request for this unit waits in the queue.
+    route_pending: u8,
     /// Steering's output, integrate's input, metres per second.
     desired_velocity: Vec2,
     /// The handle slot that owns this row.
@@ -526,6 +532,9 @@ impl Vehicles {
             steer_mode: spec.steer_mode as u8,
             best_distance: f32::INFINITY,
             stalled_s: 0.0,
+            route_len: 0,
+            route_next: 0,
+            route_pending: 0,
             desired_velocity: Vec2::ZERO,
             handle_slot: index,
         });

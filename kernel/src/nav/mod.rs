@@ -11,10 +11,11 @@
 //! - [`quadtree`]: the Armada quadtree (Davis 2000): decomposition, neighbour
 //!   graph, leaf A* and two-step rubber-banding.
 //! - [`regions`]: connected-region labels, so unreachable goals cost nothing.
-//! - [`queue`]: the time-sliced request queue (time-slicing against the stage
-//!   budget, carrying unfinished requests to the next tick). It still answers
-//!   with the straight line of the open field; wiring it to the planners is
-//!   the `paths` stage's job.
+//! - [`queue`]: the path-request queue.
+//! - [`world`]: the grid placed in the world ([`WorldMap`]) and the units'
+//!   routes ([`Routes`]): string-pulled corners of the A* path.
+//! - [`service`]: the `paths` stage: time-sliced, batched planning of the
+//!   queue on the map, route following, the bad-position check.
 
 pub mod astar;
 pub mod batch;
@@ -23,6 +24,8 @@ pub mod movingai;
 pub mod quadtree;
 pub mod queue;
 pub mod regions;
+pub mod service;
+pub mod world;
 
 pub use astar::{BoundedPath, GridPlanner, Path, PathError};
 pub use batch::{BatchPlanner, GridAnswer, GridQuery, plan_batch};
@@ -32,5 +35,7 @@ pub use movingai::{
     load_scen, parse_map, parse_scen,
 };
 pub use quadtree::{Leaf, QuadPath, QuadPlanner, Quadtree, QuadtreeError, supercover};
-pub use queue::{PathQueue, PathRequest, ServeStats};
+pub use queue::{PathQueue, PathRequest};
 pub use regions::RegionLabels;
+pub use service::{PathService, ServeStats};
+pub use world::{ROUTE_POINTS, Routes, WorldMap};

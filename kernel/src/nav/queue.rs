@@ -1,17 +1,12 @@
-//! The time-sliced path-request queue served by the `paths` stage.
-//!
-//! Requests are answered first in, first out, while the stage's time budget
-//! and its per-tick request cap last; whatever is left waits for the next
-//! tick. This is the "spread path solving over several frames" of Smith,
-//! *Polygon Soup for the Programmer's Soul* (GDC 2002). The queue's storage is
-//! reserved when units are spawned, so serving it never allocates.
-
-use std::collections::VecDeque;
-use std::time::{Duration, Instant};
+//! The path-request queue the `paths` stage serves (see
+//! [`super::service`]): first in, first out; whatever the stage's budget
+//! leaves waits for the next tick. Its storage is reserved when units are
+//! spawned, so the tick never grows it.
 
 use glam::Vec2;
+use std::collections::VecDeque;
 
-use crate::vehicles::{UnitId, Vehicles};
+use crate::vehicles::UnitId;
 
 /// A unit asking for a route to `goal`.
 #[repr(C)]
@@ -21,17 +16,6 @@ pub struct PathRequest {
     pub unit: UnitId,
     /// Where to.
     pub goal: Vec2,
-}
-
-/// What one tick of serving did.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct ServeStats {
-    /// Requests answered.
-    pub served: usize,
-    /// Requests dropped because their unit was despawned meanwhile.
-    pub dropped: usize,
-    /// Requests still waiting afterwards.
-    pub waiting: usize,
 }
 
 /// First-in, first-out path requests; working memory, reuse it every tick.
@@ -77,27 +61,8 @@ impl PathQueue {
         self.pending.is_empty()
     }
 
-    /// Answers requests in order until `budget` is spent or `max_requests`
-    /// are served, writing each route's end into the unit's `goal` (on the
-    /// open field the straight line is the route).
-    pub fn serve(
-        &mut self,
-        vehicles: &mut Vehicles,
-        budget: Duration,
-        max_requests: usize,
-    ) -> ServeStats {
-        let started = Instant::now();
-        let mut stats = ServeStats::default();
-        while stats.served < max_requests && started.elapsed() < budget {
-            let Some(request) = self.pending.pop_front() else {
-                break;
-            };
-            match vehicles.set_goal(request.unit, request.goal) {
-                Ok(()) => stats.served += 1,
-                Err(_) => stats.dropped += 1,
-            }
-        }
-        stats.waiting = self.pending.len();
-        stats
+    /// Takes the oldest request.
+    pub fn pop(&mut self) -> Option<PathRequest> {
+        self.pending.pop_front()
     }
 }

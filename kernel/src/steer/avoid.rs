@@ -177,12 +177,15 @@ pub enum Response {
 }
 
 /// Force 21's response to `threat` for a unit (`me`, with its current
-/// velocity) that wants `steering` toward `drive_to`.
+/// velocity) that wants `steering`. `destination` is its drive-to point
+/// when that is where it means to stop (its goal, not a route corner): the
+/// paper's stop rule is for units whose destinations are intertwined, and
+/// at a route corner it would deadlock two units at a chokepoint.
 #[must_use]
 pub fn respond(
     me: &Body,
     steering: Vec2,
-    drive_to: Vec2,
+    destination: Option<Vec2>,
     max_speed: f32,
     threat: Option<Threat>,
 ) -> Response {
@@ -190,7 +193,7 @@ pub fn respond(
         return Response::Clear;
     };
     let reach = me.bounding_radius() + other.bounding_radius();
-    if drive_to.distance_squared(other.position) < reach * reach {
+    if destination.is_some_and(|point| point.distance_squared(other.position) < reach * reach) {
         return Response::Stop;
     }
     let predicted = 0.5 * (me.velocity + steering);
@@ -323,9 +326,13 @@ mod tests {
         search.consider(&other);
         let threat = search.threat().expect("head-on pair collides");
         assert!((threat.time - 3.0).abs() < 0.1, "{threat:?}");
-        let Response::Avoid(velocity) =
-            respond(&me, me.velocity, Vec2::new(500.0, 0.0), 12.0, Some(threat))
-        else {
+        let Response::Avoid(velocity) = respond(
+            &me,
+            me.velocity,
+            Some(Vec2::new(500.0, 0.0)),
+            12.0,
+            Some(threat),
+        ) else {
             panic!("expected avoidance");
         };
         // The threat passes slightly left: turn right and slow down.
@@ -357,9 +364,13 @@ mod tests {
         let me = tank(Vec2::ZERO, 0.0, 10.0);
         let other = tank(Vec2::new(0.0, 3.5), -0.05, 10.0);
         let threat = Threat { time: 0.5, other };
-        let Response::Avoid(velocity) =
-            respond(&me, me.velocity, Vec2::new(500.0, 0.0), 12.0, Some(threat))
-        else {
+        let Response::Avoid(velocity) = respond(
+            &me,
+            me.velocity,
+            Some(Vec2::new(500.0, 0.0)),
+            12.0,
+            Some(threat),
+        ) else {
             panic!("expected avoidance");
         };
         assert!(velocity.x > me.velocity.x, "{velocity}");
@@ -367,7 +378,7 @@ mod tests {
         let Response::Avoid(theirs) = respond(
             &other,
             other.velocity,
-            Vec2::new(500.0, 0.0),
+            Some(Vec2::new(500.0, 0.0)),
             12.0,
             Some(Threat {
                 time: 0.5,
@@ -383,11 +394,14 @@ mod tests {
     }
 
     #[test]
-    fn a_drive_to_point_next_to_the_threat_means_stop() {
+    fn a_destination_next_to_the_threat_means_stop_but_a_route_corner_does_not() {
         let me = tank(Vec2::ZERO, 0.0, 10.0);
         let other = tank(Vec2::new(20.0, 0.0), 0.0, 0.0);
         let threat = Threat { time: 2.0, other };
-        let response = respond(&me, me.velocity, Vec2::new(22.0, 1.0), 12.0, Some(threat));
+        let near = Vec2::new(22.0, 1.0);
+        let response = respond(&me, me.velocity, Some(near), 12.0, Some(threat));
         assert_eq!(response, Response::Stop);
+        let passing = respond(&me, me.velocity, None, 12.0, Some(threat));
+        assert!(matches!(passing, Response::Avoid(_)), "{passing:?}");
     }
 }

@@ -17,6 +17,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use glam::Vec2;
 
+use crate::nav::WorldMap;
 use crate::parallel::for_each_chunk3;
 use crate::spatial::SpatialHash;
 use crate::vehicles::{ColumnsMut, SteerMode};
@@ -45,11 +46,17 @@ pub struct SteerStats {
     pub stuck: usize,
 }
 
+/// An avoidance swerve must keep this many seconds of travel clear of
+/// blocked cells, or the unit only brakes.
+pub const SWERVE_LOOKAHEAD_S: f32 = 1.0;
+
 /// The world steering looks at besides the columns.
 #[derive(Clone, Copy, Debug)]
 pub struct SteerWorld<'a> {
     /// The hash built this tick from the current positions.
     pub spatial: &'a SpatialHash,
+    /// The terrain, if any: avoidance never swerves into a blocked cell.
+    pub map: Option<&'a WorldMap>,
     /// Neighbours within this radius are checked for collisions, metres.
     pub avoid_radius: f32,
     /// Moving bodies, where they are this tick.
@@ -70,6 +77,7 @@ pub fn steer_columns(columns: &mut ColumnsMut<'_>, world: SteerWorld<'_>) -> Ste
         max_brake,
         turn_rate,
         drive_to,
+        goal,
         steer_mode,
         desired_velocity,
         best_distance,
@@ -78,11 +86,12 @@ pub fn steer_columns(columns: &mut ColumnsMut<'_>, world: SteerWorld<'_>) -> Ste
     } = columns;
     let (position, velocity, heading, altitude, shield) =
         (&**position, &**velocity, &**heading, &**altitude, &**shield);
-    let (max_speed, max_brake, turn_rate, drive_to, steer_mode) = (
+    let (max_speed, max_brake, turn_rate, drive_to, goal, steer_mode) = (
         &**max_speed,
         &**max_brake,
         &**turn_rate,
         &**drive_to,
+        &**goal,
         &**steer_mode,
     );
     let body = |unit: usize| Body {
@@ -126,8 +135,10 @@ pub fn steer_columns(columns: &mut ColumnsMut<'_>, world: SteerWorld<'_>) -> Ste
                         world.avoid_radius,
                         |other, _| search.consider(&body(other as usize)),
                     );
+                    let destination = (target == goal[unit]).then_some(target);
                     let response =
-                        avoid::respond(&me, seek, target, max_speed[unit], search.threat());
+                        avoid::respond(&me, seek, destination, max_speed[unit], search.threat());
+                    let response = keep_off_walls(response, &me, seek, world.map);
                     apply(response, seek, &mut tally)
                 };
                 desired[offset] = wanted;
@@ -158,6 +169,25 @@ pub fn steer_columns(columns: &mut ColumnsMut<'_>, world: SteerWorld<'_>) -> Ste
         stopped,
         stuck,
     }
+}
+
+/// An avoidance swerve that would carry the unit into a blocked cell
+/// within [`SWERVE_LOOKAHEAD_S`] — along the swerve itself, or along the
+/// average of it and the current velocity (the turn the unit will actually
+/// drive, Force 21's predictor) — becomes braking along its drive-to line.
+#[inline]
+fn keep_off_walls(response: Response, me: &Body, seek: Vec2, map: Option<&WorldMap>) -> Response {
+    let (Response::Avoid(velocity), Some(map)) = (response, map) else {
+        return response;
+    };
+    let clear = |velocity: Vec2| {
+        map.segment_is_clear(me.position, me.position + velocity * SWERVE_LOOKAHEAD_S)
+    };
+    if clear(velocity) && clear(0.5 * (velocity + me.velocity)) {
+        return response;
+    }
+    let along = seek.normalize_or_zero();
+    Response::Avoid(along * velocity.dot(along).max(0.0))
 }
 
 /// The velocity a unit steers with after avoidance's `response`; counts

@@ -1,0 +1,311 @@
+//! The `paths` stage: serving path requests and following routes.
+//!
+//! Each tick the stage first answers queued requests (move orders, and the
+//! bad-position requests of the tick before) in batches, first in first
+//! out, while its budget and the per-tick request cap last; the rest waits
+//! for the next tick — the time-slicing of Smith, *Polygon Soup for the
+//! Programmer's Soul* (GDC 2002). The budget counts expanded search nodes,
+//! not microseconds: a wall-clock budget would make which requests a tick
+//! serves depend on the machine's speed, and lockstep replays diverge.
+//! (The stage's time is still measured against its frame budget.) A batch is planned with grid A* across the rayon pool
+//! ([`BatchPlanner`], answers in request order whatever the thread count),
+//! and each answer becomes the unit's route ([`Routes`]). Without a map a
+//! request just sets the goal: on the open field the straight line is the
+//! route.
+//!
+//! Then every unit in no platoon gets its drive-to point: its route's next
+//! corner (advancing past corners it has reached), or its goal. And the
+//! Force 21 bad-position check (§5 "Check for bad position") runs on a
+//! staggered subset of units each tick: a ground unit farther than
+//! √3 × its top speed from its drive-to point, whose straight line there
+//! crosses a blocked cell, asks for its own path. So does a unit at the end
+//! of a route that was cut at [`super::world::ROUTE_POINTS`] corners.
+
+use glam::Vec2;
+
+use super::batch::{BatchPlanner, GridAnswer, GridQuery};
+use super::queue::{PathQueue, PathRequest};
+use super::world::{Routes, WorldMap};
+use crate::parallel::for_each_chunk3;
+use crate::steer::ARRIVE_RADIUS;
+use crate::vehicles::{NONE, VehicleKind, Vehicles};
+
+/// Requests planned together (one parallel batch). The same whatever the
+/// thread count, so which requests a tick serves never depends on it; the
+/// budget is checked between batches.
+pub const BATCH: usize = 8;
+/// Each unit gets the bad-position check every this many ticks.
+pub const BAD_POSITION_CHECK_TICKS: u64 = 16;
+
+/// What one tick of the `paths` stage did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ServeStats {
+    /// Requests answered.
+    pub served: usize,
+    /// Requests dropped because their unit was despawned meanwhile.
+    pub dropped: usize,
+    /// Answered requests with no path (goal unreachable or blocked, or an
+    /// end off the map): the unit drives straight at its goal.
+    pub unreachable: usize,
+    /// Nodes the planners expanded.
+    pub expanded: u64,
+    /// Requests still waiting afterwards.
+    pub waiting: usize,
+    /// Requests the unit-level checks queued (bad position, cut route).
+    pub requested: usize,
+}
+
+/// The `paths` stage's state and working memory; reuse it every tick.
+#[derive(Debug, Default)]
+pub struct PathService {
+    pub(crate) queue: PathQueue,
+    pub(crate) routes: Routes,
+    planner: BatchPlanner,
+    batch: Vec<PathRequest>,
+    queries: Vec<GridQuery>,
+    answers: Vec<GridAnswer>,
+    corners: Vec<Vec2>,
+    flags: Vec<u8>,
+}
+
+impl PathService {
+    /// Sizes every buffer for `units` units and `slots` handle slots.
+    pub fn reserve(&mut self, units: usize, slots: usize) {
+        self.queue.reserve(units);
+        self.routes.reserve_slots(slots.max(units));
+        self.batch.reserve(BATCH);
+        self.queries.reserve(BATCH);
+        self.answers.reserve(BATCH);
+        self.corners.reserve(super::world::ROUTE_POINTS);
+        self.flags.reserve(units.saturating_sub(self.flags.len()));
+    }
+
+    /// Queues a request (outside the tick: this may grow the queue).
+    pub fn push(&mut self, request: PathRequest) {
+        self.queue.push(request);
+    }
+
+    /// Requests waiting.
+    #[must_use]
+    pub fn waiting(&self) -> usize {
+        self.queue.len()
+    }
+
+    /// The routes, indexed by handle slot.
+    #[must_use]
+    pub fn routes(&self) -> &Routes {
+        &self.routes
+    }
+
+    /// One tick of the stage: serve, then follow and check.
+    pub fn run(
+        &mut self,
+        vehicles: &mut Vehicles,
+        map: Option<&WorldMap>,
+        node_budget: u64,
+        max_requests: usize,
+        tick: u64,
+    ) -> ServeStats {
+        let mut stats = self.serve(vehicles, map, node_budget, max_requests);
+        self.follow(vehicles, map, tick);
+        stats.requested = self.queue_flagged(vehicles);
+        stats.waiting = self.queue.len();
+        stats
+    }
+
+    /// Answers requests in batches while the node budget and the request
+    /// cap last.
+    fn serve(
+        &mut self,
+        vehicles: &mut Vehicles,
+        map: Option<&WorldMap>,
+        node_budget: u64,
+        max_requests: usize,
+    ) -> ServeStats {
+        let mut stats = ServeStats::default();
+        while stats.served + stats.dropped < max_requests
+            && !self.queue.is_empty()
+            && stats.expanded < node_budget
+        {
+            let take = BATCH
+                .min(max_requests - stats.served - stats.dropped)
+                .min(self.queue.len());
+            self.batch.clear();
+            self.batch
+                .extend((0..take).filter_map(|_| self.queue.pop()));
+            match map {
+                Some(map) => self.plan_batch(vehicles, map, &mut stats),
+                None => self.set_goals(vehicles, &mut stats),
+            }
+        }
+        stats
+    }
+
+    /// The open field: each request just sets its unit's goal.
+    fn set_goals(&mut self, vehicles: &mut Vehicles, stats: &mut ServeStats) {
+        for request in &self.batch {
+            match vehicles.set_goal(request.unit, request.goal) {
+                Ok(()) => {
+                    clear_route(vehicles, request);
+                    stats.served += 1;
+                }
+                Err(_) => stats.dropped += 1,
+            }
+        }
+    }
+
+    /// Plans the batch on the map and stores each route.
+    fn plan_batch(&mut self, vehicles: &mut Vehicles, map: &WorldMap, stats: &mut ServeStats) {
+        let grid = map.grid();
+        self.queries.clear();
+        for request in &self.batch {
+            let start = vehicles
+                .row_of(request.unit)
+                .and_then(|row| map.cell_at(vehicles.columns().position()[row]));
+            let goal = map.cell_at(request.goal);
+            // A query the planner refuses at once stands in for a request
+            // with an end off the map (or a stale unit), keeping the order.
+            let query = match (start, goal) {
+                (Some(start), Some(goal)) => GridQuery::new(start, goal),
+                _ => GridQuery::new(super::Cell::new(u32::MAX, u32::MAX), super::Cell::new(0, 0)),
+            };
+            self.queries.push(query);
+        }
+        self.planner.plan(grid, &self.queries, &mut self.answers);
+        for (request, answer) in self.batch.iter().zip(&self.answers) {
+            stats.expanded += u64::from(answer.expanded);
+            if vehicles.set_goal(request.unit, request.goal).is_err() {
+                stats.dropped += 1;
+                continue;
+            }
+            stats.served += 1;
+            if answer.result.is_err() {
+                stats.unreachable += 1;
+                clear_route(vehicles, request);
+                continue;
+            }
+            map.corners_into(&answer.path, request.goal, &mut self.corners);
+            let row = vehicles.row_of(request.unit).expect("set_goal found it");
+            let slot = vehicles.columns().handle_slot()[row];
+            self.routes.store(slot, &self.corners);
+            let columns = vehicles.columns_mut();
+            columns.route_len[row] = self.corners.len() as u32;
+            columns.route_next[row] = 0;
+            columns.route_pending[row] = 0;
+        }
+    }
+
+    /// Writes drive-to points from routes and flags units needing a path.
+    fn follow(&mut self, vehicles: &mut Vehicles, map: Option<&WorldMap>, tick: u64) {
+        self.flags.clear();
+        self.flags.resize(vehicles.len(), 0);
+        let routes = &self.routes;
+        let columns = vehicles.columns_mut();
+        let (position, goal, platoon, kind) = (
+            &*columns.position,
+            &*columns.goal,
+            &*columns.platoon,
+            &*columns.kind,
+        );
+        let (max_speed, handle_slot, route_len, pending) = (
+            &*columns.max_speed,
+            &*columns.handle_slot,
+            &*columns.route_len,
+            &*columns.route_pending,
+        );
+        // Corners are cell centres, half a cell from any wall: turning
+        // within the arrival radius of one cuts less than that.
+        let corner_radius = ARRIVE_RADIUS;
+        for_each_chunk3(
+            columns.drive_to,
+            columns.route_next,
+            &mut self.flags,
+            |first, drive_to, route_next, flags| {
+                for offset in 0..drive_to.len() {
+                    let row = first + offset;
+                    let here = position[row];
+                    let len = route_len[row];
+                    let mut needs_path = false;
+                    if len > 0 {
+                        let slot = handle_slot[row];
+                        let mut next = route_next[row].min(len - 1);
+                        let reached = here.distance(routes.point(slot, next)) <= corner_radius;
+                        // Look ahead by line of sight: drive for the next
+                        // corner as soon as the way there is clear from
+                        // where the unit is (on the open field: once this
+                        // corner is reached).
+                        while next + 1 < len {
+                            let ahead = routes.point(slot, next + 1);
+                            let visible = match map {
+                                Some(map) => map.segment_is_clear(here, ahead),
+                                None => here.distance(routes.point(slot, next)) <= corner_radius,
+                            };
+                            if !visible {
+                                break;
+                            }
+                            next += 1;
+                        }
+                        let corner = routes.point(slot, next);
+                        // Close to a corner whose next leg is still hidden:
+                        // aim through the corner, so the unit gets there
+                        // instead of stopping at the arrival radius.
+                        let target = if next + 1 < len && here.distance(corner) <= corner_radius {
+                            corner + (corner - here).normalize_or_zero() * corner_radius
+                        } else {
+                            corner
+                        };
+                        // A cut route: at its last corner, ask for the rest.
+                        needs_path = reached && next + 1 == len && corner != goal[row];
+                        route_next[offset] = next;
+                        if platoon[row] == NONE {
+                            drive_to[offset] = target;
+                        }
+                    } else if platoon[row] == NONE {
+                        drive_to[offset] = goal[row];
+                    }
+                    let due = (tick + row as u64).is_multiple_of(BAD_POSITION_CHECK_TICKS);
+                    if let Some(map) = map.filter(|_| due && len == 0) {
+                        let flies = VehicleKind::from_u8(kind[row])
+                            .is_some_and(|kind| kind.handling().flies);
+                        let far = here.distance(drive_to[offset]) > 3f32.sqrt() * max_speed[row];
+                        needs_path |=
+                            !flies && far && !map.segment_is_clear(here, drive_to[offset]);
+                    }
+                    flags[offset] = u8::from(needs_path && pending[row] == 0);
+                }
+            },
+        );
+    }
+
+    /// Queues a request for every flagged unit (the queue was sized for
+    /// every unit, and a unit has at most one request pending).
+    fn queue_flagged(&mut self, vehicles: &mut Vehicles) -> usize {
+        let mut requested = 0;
+        for row in 0..self.flags.len() {
+            if self.flags[row] == 0 {
+                continue;
+            }
+            let Some(unit) = vehicles.id_at(row) else {
+                continue;
+            };
+            let columns = vehicles.columns_mut();
+            columns.route_pending[row] = 1;
+            self.queue.push(PathRequest {
+                unit,
+                goal: columns.goal[row],
+            });
+            requested += 1;
+        }
+        requested
+    }
+}
+
+/// The unit of `request` drives straight at its goal.
+fn clear_route(vehicles: &mut Vehicles, request: &PathRequest) {
+    if let Some(row) = vehicles.row_of(request.unit) {
+        let columns = vehicles.columns_mut();
+        columns.route_len[row] = 0;
+        columns.route_next[row] = 0;
+        columns.route_pending[row] = 0;
+    }
+}

@@ -1,0 +1,353 @@
+//! The map a [`crate::Sim`] plans on, and the routes its units follow.
+//!
+//! A [`WorldMap`] places a grid ([`CostGrid`], ground mobility) in the world:
+//! cell `(x, y)` covers `origin + (x, y) · cell_size` to one cell further, row
+//! 0 at the origin's y. The `paths` stage answers move orders on it with grid
+//! A* ([`super::BatchPlanner`], one search context per worker) and stores
+//! each answer as a short polyline in [`Routes`]: the cell path string-pulled
+//! to its corners by line of sight (the last-visible-point smoothing of the
+//! Armada paper's rubber-banding, step 2), at most [`ROUTE_POINTS`] of them.
+//! A unit at the end of a truncated route asks again from where it stands.
+
+use glam::Vec2;
+
+use super::astar::Path;
+use super::grid::{Cell, CostGrid, GridMap, Mobility, MobilityError};
+use super::quadtree::supercover;
+use crate::spatial::Bounds;
+
+/// Corners kept per route; a longer route is cut and re-planned at its end.
+pub const ROUTE_POINTS: usize = 16;
+
+/// A grid placed in the world.
+#[derive(Clone, Debug)]
+pub struct WorldMap {
+    grid: CostGrid,
+    origin: Vec2,
+    cell_size: f32,
+    identity: u64,
+}
+
+impl WorldMap {
+    /// `map` as `mobility` sees it, with its cell (0, 0) at `origin`, cells
+    /// `cell_size` metres wide (positive, finite: the caller validates).
+    pub fn new(
+        map: &GridMap,
+        mobility: Mobility,
+        origin: Vec2,
+        cell_size: f32,
+    ) -> Result<WorldMap, MobilityError> {
+        let mut hasher = xxhash_rust::xxh3::Xxh3::new();
+        hasher.update(&map.width().to_le_bytes());
+        hasher.update(&map.height().to_le_bytes());
+        let terrain: Vec<u8> = map.cells().iter().map(|&cell| cell as u8).collect();
+        hasher.update(&terrain);
+        hasher.update(bytemuck::bytes_of(&origin));
+        hasher.update(&cell_size.to_le_bytes());
+        Ok(WorldMap {
+            grid: CostGrid::new(map, mobility)?,
+            origin,
+            cell_size,
+            identity: hasher.digest(),
+        })
+    }
+
+    /// A hash of the terrain, origin and cell size: snapshots check it.
+    #[must_use]
+    pub fn identity(&self) -> u64 {
+        self.identity
+    }
+
+    /// The cost grid.
+    #[must_use]
+    pub fn grid(&self) -> &CostGrid {
+        &self.grid
+    }
+
+    /// Cell edge, metres.
+    #[must_use]
+    pub fn cell_size(&self) -> f32 {
+        self.cell_size
+    }
+
+    /// World position of cell (0, 0)'s corner.
+    #[must_use]
+    pub fn origin(&self) -> Vec2 {
+        self.origin
+    }
+
+    /// The rectangle the map covers.
+    #[must_use]
+    pub fn bounds(&self) -> Bounds {
+        let size = Vec2::new(self.grid.width() as f32, self.grid.height() as f32);
+        Bounds::new(self.origin, self.origin + size * self.cell_size)
+    }
+
+    /// The cell holding `position`, or `None` off the map (or NaN).
+    #[must_use]
+    pub fn cell_at(&self, position: Vec2) -> Option<Cell> {
+        let local = (position - self.origin) / self.cell_size;
+        let inside = local.x >= 0.0
+            && local.y >= 0.0
+            && local.x < self.grid.width() as f32
+            && local.y < self.grid.height() as f32;
+        inside.then(|| Cell::new(local.x as u32, local.y as u32))
+    }
+
+    /// The centre of `cell` in the world.
+    #[must_use]
+    pub fn centre_of(&self, cell: Cell) -> Vec2 {
+        self.origin + (Vec2::new(cell.x as f32, cell.y as f32) + 0.5) * self.cell_size
+    }
+
+    /// Whether the straight line between the cells holding `from` and `to`
+    /// crosses only passable cells (an exact supercover walk). Off the map
+    /// is not clear.
+    #[must_use]
+    pub fn line_is_clear(&self, from: Vec2, to: Vec2) -> bool {
+        match (self.cell_at(from), self.cell_at(to)) {
+            (Some(a), Some(b)) => self.cells_see_each_other(a, b),
+            _ => false,
+        }
+    }
+
+    /// Whether the segment from `from` to `to` crosses only passable cells,
+    /// walking every cell it touches (Amanatides and Woo's voxel traversal;
+    /// passing exactly through a cell corner checks both side cells). Exact
+    /// for any two points, unlike [`WorldMap::line_is_clear`], which walks
+    /// between cell centres.
+    #[must_use]
+    pub fn segment_is_clear(&self, from: Vec2, to: Vec2) -> bool {
+        let (Some(first), Some(last)) = (self.cell_at(from), self.cell_at(to)) else {
+            return false;
+        };
+        let (a, b) = (
+            (from - self.origin) / self.cell_size,
+            (to - self.origin) / self.cell_size,
+        );
+        let delta = b - a;
+        let step = (delta.x.signum() as i64, delta.y.signum() as i64);
+        let boundary = |position: f32, cell: u32, step: i64| {
+            f32::from(u8::from(step > 0)) + cell as f32 - position
+        };
+        let crossing = |offset: f32, delta: f32| {
+            if delta == 0.0 {
+                f32::INFINITY
+            } else {
+                offset / delta
+            }
+        };
+        let mut next_x = crossing(boundary(a.x, first.x, step.0), delta.x);
+        let mut next_y = crossing(boundary(a.y, first.y, step.1), delta.y);
+        let (every_x, every_y) = (crossing(1.0, delta.x.abs()), crossing(1.0, delta.y.abs()));
+        let (mut x, mut y) = (i64::from(first.x), i64::from(first.y));
+        let passable = |x: i64, y: i64| self.grid.passable(Cell::new(x as u32, y as u32));
+        if !passable(x, y) {
+            return false;
+        }
+        let steps = first.x.abs_diff(last.x) + first.y.abs_diff(last.y);
+        for _ in 0..steps {
+            if (x, y) == (i64::from(last.x), i64::from(last.y)) {
+                break;
+            }
+            if (next_x - next_y).abs() <= 1e-6 {
+                if !passable(x + step.0, y) || !passable(x, y + step.1) {
+                    return false;
+                }
+                x += step.0;
+                y += step.1;
+                next_x += every_x;
+                next_y += every_y;
+            } else if next_x < next_y {
+                x += step.0;
+                next_x += every_x;
+            } else {
+                y += step.1;
+                next_y += every_y;
+            }
+            if !passable(x, y) {
+                return false;
+            }
+        }
+        true
+    }
+
+    fn cells_see_each_other(&self, a: Cell, b: Cell) -> bool {
+        supercover(a, b, |cell| self.grid.passable(cell))
+    }
+
+    /// The corners of `path` by line of sight, as world points from its
+    /// first cell after the start to `goal`, at most [`ROUTE_POINTS`] of
+    /// them, into `out`. Returns whether the route reaches `goal` (else it
+    /// was cut and ends at a corner).
+    pub fn corners_into(&self, path: &Path, goal: Vec2, out: &mut Vec<Vec2>) -> bool {
+        out.clear();
+        let cells = &path.cells;
+        let Some(&last) = cells.last() else {
+            return false;
+        };
+        let mut anchor = cells[0];
+        let mut index = 1;
+        while index < cells.len() {
+            // Walk as far as the anchor still sees; that cell is a corner.
+            let mut visible = index;
+            while visible + 1 < cells.len() && self.cells_see_each_other(anchor, cells[visible + 1])
+            {
+                visible += 1;
+            }
+            let corner = cells[visible];
+            if corner == last {
+                out.push(goal);
+                return true;
+            }
+            if out.len() + 1 == ROUTE_POINTS {
+                out.push(self.centre_of(corner));
+                return false;
+            }
+            out.push(self.centre_of(corner));
+            anchor = corner;
+            index = visible + 1;
+        }
+        out.push(goal);
+        true
+    }
+}
+
+/// Every unit's route, [`ROUTE_POINTS`] slots per handle slot (stable
+/// across row moves). Sized when units spawn, so storing a route never
+/// allocates in the tick.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Routes {
+    points: Vec<Vec2>,
+}
+
+impl Routes {
+    /// Makes room for `slots` handle slots.
+    pub fn reserve_slots(&mut self, slots: usize) {
+        let needed = slots * ROUTE_POINTS;
+        if self.points.len() < needed {
+            self.points.resize(needed, Vec2::ZERO);
+        }
+    }
+
+    /// Stores `route` (at most [`ROUTE_POINTS`] points) for `slot`.
+    pub fn store(&mut self, slot: u32, route: &[Vec2]) {
+        let start = slot as usize * ROUTE_POINTS;
+        self.points[start..start + route.len()].copy_from_slice(route);
+    }
+
+    /// Point `index` of `slot`'s route.
+    #[must_use]
+    #[inline]
+    pub fn point(&self, slot: u32, index: u32) -> Vec2 {
+        self.points[slot as usize * ROUTE_POINTS + index as usize]
+    }
+
+    /// `slot`'s route points (all [`ROUTE_POINTS`] of them; the unit's
+    /// `route_len` column says how many are in use).
+    #[must_use]
+    pub fn of(&self, slot: u32) -> &[Vec2] {
+        let start = slot as usize * ROUTE_POINTS;
+        &self.points[start..start + ROUTE_POINTS]
+    }
+
+    /// The whole buffer, for snapshots.
+    #[must_use]
+    pub fn as_slice(&self) -> &[Vec2] {
+        &self.points
+    }
+
+    /// Routes from a snapshot's buffer.
+    #[must_use]
+    pub fn from_points(points: Vec<Vec2>) -> Routes {
+        Routes { points }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::nav::{GridPlanner, Terrain};
+
+    /// A 10 × 10 map with a wall across x = 5 from y = 0 to 7.
+    fn walled() -> WorldMap {
+        let mut map = GridMap::open(10, 10).expect("valid size");
+        for y in 0..8 {
+            map.set(Cell::new(5, y), Terrain::Blocked);
+        }
+        WorldMap::new(&map, Mobility::GROUND, Vec2::new(-20.0, 100.0), 4.0).expect("valid")
+    }
+
+    #[test]
+    fn positions_and_cells_round_trip() {
+        let world = walled();
+        let cell = Cell::new(3, 7);
+        assert_eq!(world.cell_at(world.centre_of(cell)), Some(cell));
+        assert_eq!(world.cell_at(Vec2::new(-20.1, 100.0)), None);
+        assert_eq!(world.cell_at(Vec2::new(20.0, 100.0)), None);
+        assert_eq!(world.cell_at(Vec2::NAN), None);
+    }
+
+    #[test]
+    fn the_wall_blocks_the_line_and_the_gap_does_not() {
+        let world = walled();
+        let west = world.centre_of(Cell::new(1, 2));
+        let east = world.centre_of(Cell::new(8, 2));
+        assert!(!world.line_is_clear(west, east));
+        let west_gap = world.centre_of(Cell::new(1, 9));
+        let east_gap = world.centre_of(Cell::new(8, 9));
+        assert!(world.line_is_clear(west_gap, east_gap));
+    }
+
+    /// Brute force: dense samples along the segment, each in a passable
+    /// cell.
+    fn sampled_clear(world: &WorldMap, from: Vec2, to: Vec2) -> bool {
+        (0..=4000).all(|i| {
+            let point = from.lerp(to, i as f32 / 4000.0);
+            world
+                .cell_at(point)
+                .is_some_and(|cell| world.grid().passable(cell))
+        })
+    }
+
+    #[test]
+    fn exact_segments_agree_with_dense_sampling() {
+        let world = walled();
+        let bounds = world.bounds();
+        let mut disagreements = 0;
+        for i in 0..2000u64 {
+            let draw = |stream| crate::random::unit_f32(3, stream, i);
+            let point = |sx, sy| {
+                bounds.min + Vec2::new(draw(sx), draw(sy)) * (bounds.max - bounds.min) * 0.999
+            };
+            let (from, to) = (point(0, 1), point(2, 3));
+            let exact = world.segment_is_clear(from, to);
+            let sampled = sampled_clear(&world, from, to);
+            // Sampling can miss a cell only clipped at a corner; the exact
+            // walk must never call a blocked line clear.
+            assert!(!exact || sampled, "{from} to {to} crosses a wall");
+            disagreements += usize::from(exact != sampled);
+        }
+        assert!(disagreements < 20, "{disagreements} disagreements");
+    }
+
+    #[test]
+    fn corners_see_each_other_and_end_at_the_goal() {
+        let world = walled();
+        let (start, goal) = (Cell::new(1, 2), Cell::new(8, 2));
+        let path = GridPlanner::new()
+            .find_path(world.grid(), start, goal)
+            .expect("a way round the wall");
+        let goal_point = world.centre_of(goal) + Vec2::new(0.3, -0.2);
+        let mut corners = Vec::new();
+        assert!(world.corners_into(&path, goal_point, &mut corners));
+        assert_eq!(*corners.last().expect("not empty"), goal_point);
+        // Far fewer points than cells, and each leg is clear.
+        assert!(corners.len() < path.cells.len() / 2, "{corners:?}");
+        let mut from = world.centre_of(start);
+        for &corner in &corners {
+            assert!(world.line_is_clear(from, corner), "{from} to {corner}");
+            from = corner;
+        }
+    }
+}

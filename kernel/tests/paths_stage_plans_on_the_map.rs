@@ -1,0 +1,229 @@
+//! The `paths` stage on a map: move orders are planned with grid A*, units
+//! follow the routes around walls, the bad-position check re-plans a unit
+//! whose straight line is blocked, and serving is sliced across ticks by
+//! the request cap and the node budget.
+
+use std::sync::Arc;
+
+use convoy::glam::Vec2;
+use convoy::nav::{Cell, GridMap, GridPlanner, Mobility, Terrain, WorldMap};
+use convoy::steer::ARRIVE_RADIUS;
+use convoy::{Sim, SimConfig, UnitId, UnitSpec, VehicleKind};
+
+const DT: f32 = 1.0 / 30.0;
+const CELL: f32 = 4.0;
+
+/// 40 × 30 cells of 4 m: a wall down x = 20 with one gap at the bottom
+/// (y = 27..29), and a wall along y = 10 from x = 0 to 14.
+fn walled_map() -> GridMap {
+    let mut map = GridMap::open(40, 30).expect("valid size");
+    for y in 0..27 {
+        map.set(Cell::new(20, y), Terrain::Blocked);
+    }
+    for x in 0..15 {
+        map.set(Cell::new(x, 10), Terrain::Blocked);
+    }
+    map
+}
+
+fn sim_on(map: &GridMap, threads: usize) -> Sim {
+    let world = WorldMap::new(map, Mobility::GROUND, Vec2::ZERO, CELL).expect("valid");
+    let mut config = SimConfig::new(world.bounds());
+    config.threads = threads;
+    config.map = Some(Arc::new(world));
+    config.separation_iterations = 0;
+    Sim::new(config).expect("valid config")
+}
+
+fn at(x: u32, y: u32) -> Vec2 {
+    (Vec2::new(x as f32, y as f32) + 0.5) * CELL
+}
+
+fn tank(sim: &mut Sim, position: Vec2, goal: Vec2) -> UnitId {
+    let mut spec = UnitSpec::new(VehicleKind::Tracked, position);
+    spec.goal = goal;
+    sim.spawn(&spec).expect("valid spec")
+}
+
+/// Runs until every unit is within the arrival radius of its goal, checking
+/// that no unit's centre is ever on a blocked cell.
+fn run_to_goals(sim: &mut Sim, map: &GridMap, ticks: usize) -> usize {
+    for tick in 0..ticks {
+        sim.step(DT);
+        let columns = sim.vehicles().columns();
+        for (row, position) in columns.position().iter().enumerate() {
+            let cell = Cell::new((position.x / CELL) as u32, (position.y / CELL) as u32);
+            assert_ne!(
+                map.terrain(cell),
+                Some(Terrain::Blocked),
+                "row {row} drove into the wall at {position} (tick {tick})"
+            );
+        }
+        let arrived = columns
+            .position()
+            .iter()
+            .zip(columns.goal())
+            .all(|(position, goal)| position.distance(*goal) <= ARRIVE_RADIUS);
+        if arrived {
+            return tick;
+        }
+    }
+    let columns = sim.vehicles().columns();
+    let states: Vec<String> = (0..sim.vehicles().len())
+        .map(|row| {
+            format!(
+                "row {row} at {} goal {} drive_to {} route {}/{}",
+                columns.position()[row],
+                columns.goal()[row],
+                columns.drive_to()[row],
+                columns.route_next()[row],
+                columns.route_len()[row]
+            )
+        })
+        .collect();
+    panic!("units did not all arrive within {ticks} ticks: {states:#?}");
+}
+
+#[test]
+fn ordered_units_go_round_the_wall_through_the_gap() {
+    let map = walled_map();
+    let mut sim = sim_on(&map, 2);
+    let orders = [
+        (at(5, 5), at(35, 5)),
+        (at(10, 20), at(30, 2)),
+        (at(3, 25), at(38, 15)),
+    ];
+    for (start, goal) in orders {
+        let unit = tank(&mut sim, start, start);
+        sim.order_move(unit, goal).expect("goal on the map");
+    }
+    run_to_goals(&mut sim, &map, 6000);
+}
+
+#[test]
+fn a_route_is_string_pulled_and_no_longer_than_the_grid_path_allows() {
+    let map = walled_map();
+    let mut sim = sim_on(&map, 1);
+    let (start, goal) = (at(5, 5), at(35, 5));
+    let unit = tank(&mut sim, start, start);
+    sim.order_move(unit, goal).expect("goal on the map");
+    sim.step(DT);
+    let row = sim.vehicles().row_of(unit).expect("alive");
+    let columns = sim.vehicles().columns();
+    let len = columns.route_len()[row] as usize;
+    assert!(len >= 2, "a route round the wall has corners, got {len}");
+    let slot = columns.handle_slot()[row];
+    let route = &sim.routes().of(slot)[..len];
+    assert_eq!(route[len - 1], goal);
+    // Oracle: the octile length of the A* cell path bounds the polyline's
+    // length from above (corners cut diagonals, never add to them).
+    let world = WorldMap::new(&map, Mobility::GROUND, Vec2::ZERO, CELL).expect("valid");
+    let cells = GridPlanner::new()
+        .find_path(world.grid(), Cell::new(5, 5), Cell::new(35, 5))
+        .expect("reachable");
+    let mut polyline = 0.0;
+    let mut from = start;
+    for &corner in route {
+        assert!(
+            world.line_is_clear(from, corner),
+            "leg {from} to {corner} is blocked"
+        );
+        polyline += from.distance(corner);
+        from = corner;
+    }
+    let bound = cells.length as f32 * CELL + CELL;
+    assert!(polyline <= bound, "route {polyline} m, grid path {bound} m");
+    // And it is no shorter than the straight line through the gap.
+    let through_gap = start.distance(at(20, 27)) + at(20, 27).distance(goal);
+    assert!(
+        polyline >= through_gap - 2.0 * CELL,
+        "{polyline} < {through_gap}"
+    );
+}
+
+#[test]
+fn a_unit_given_a_goal_behind_a_wall_without_an_order_gets_a_path_from_the_check() {
+    let map = walled_map();
+    let mut sim = sim_on(&map, 1);
+    // No order: the goal is set at spawn, so only the bad-position check
+    // can give this unit a route.
+    let unit = tank(&mut sim, at(5, 5), at(35, 5));
+    assert_eq!(sim.open_path_requests(), 0);
+    let mut requested = false;
+    for _ in 0..40 {
+        sim.step(DT);
+        let row = sim.vehicles().row_of(unit).expect("alive");
+        requested |= sim.vehicles().columns().route_len()[row] > 0;
+    }
+    assert!(requested, "the bad-position check never asked for a path");
+    run_to_goals(&mut sim, &map, 6000);
+}
+
+#[test]
+fn serving_is_sliced_by_the_request_cap_and_the_node_budget() {
+    let map = walled_map();
+    let orders = 12;
+    let capped = |cap: usize, nodes: u64| {
+        let world = WorldMap::new(&map, Mobility::GROUND, Vec2::ZERO, CELL).expect("valid");
+        let mut config = SimConfig::new(world.bounds());
+        config.threads = 1;
+        config.map = Some(Arc::new(world));
+        config.max_path_requests_per_tick = cap;
+        config.max_path_nodes_per_tick = nodes;
+        let mut sim = Sim::new(config).expect("valid config");
+        for index in 0..orders {
+            let start = at(2 + index, 2);
+            let unit = tank(&mut sim, start, start);
+            sim.order_move(unit, at(35, 20)).expect("on the map");
+        }
+        let mut waiting = vec![sim.open_path_requests()];
+        while sim.open_path_requests() > 0 {
+            sim.step(DT);
+            waiting.push(sim.open_path_requests());
+        }
+        waiting
+    };
+    // Three requests a tick: 12, 9, 6, 3, 0.
+    assert_eq!(capped(3, u64::MAX), vec![12, 9, 6, 3, 0]);
+    // A one-node budget still serves one batch a tick (the budget is
+    // checked between batches), so the queue drains a batch at a time.
+    let batch = convoy::nav::service::BATCH as u32;
+    let by_nodes = capped(usize::MAX, 1);
+    let expected: Vec<usize> = (0..=orders.div_ceil(batch))
+        .map(|tick| orders.saturating_sub(tick * batch) as usize)
+        .collect();
+    assert_eq!(by_nodes, expected);
+}
+
+#[test]
+fn orders_off_the_map_are_refused_and_nothing_is_queued() {
+    let map = walled_map();
+    let mut sim = sim_on(&map, 1);
+    let unit = tank(&mut sim, at(1, 1), at(1, 1));
+    let error = sim
+        .order_move(unit, Vec2::new(-5.0, 10.0))
+        .expect_err("off the map");
+    assert!(error.to_string().contains("off the map"), "{error}");
+    assert_eq!(sim.open_path_requests(), 0);
+}
+
+#[test]
+fn planned_runs_are_identical_on_one_and_two_threads() {
+    let map = walled_map();
+    let checksums = |threads: usize| {
+        let mut sim = sim_on(&map, threads);
+        for index in 0..30u32 {
+            let start = at(1 + index % 15, 1 + index / 15);
+            let unit = tank(&mut sim, start, start);
+            sim.order_move(unit, at(25 + index % 10, 3 + index / 2))
+                .expect("on the map");
+        }
+        (0..300)
+            .map(|_| {
+                sim.step(DT);
+                sim.checksum()
+            })
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(checksums(1), checksums(2));
+}
