@@ -563,7 +563,11 @@ mod tests {
     fn reached_cells_hold_every_path_cell_and_only_passable_cells() {
         let g = grid(&["....@...", "..@.@.@.", "..@...@.", "..@@@@@."]);
         let mut planner = GridPlanner::new();
-        assert_eq!(planner.reached_cells(&g).count(), 0, "nothing before a search");
+        assert_eq!(
+            planner.reached_cells(&g).count(),
+            0,
+            "nothing before a search"
+        );
         let p = planner
             .find_path(&g, Cell::new(0, 3), Cell::new(7, 3))
             .unwrap();
