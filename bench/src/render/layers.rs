@@ -255,7 +255,7 @@ fn path(scene: &Scene<'_>, svg: &mut Svg) -> Option<()> {
     let query = scene.map.as_ref()?.query.as_ref()?;
     let centre = |cell: Cell| [f64::from(cell.x) + 0.5, f64::from(cell.y) + 0.5];
     svg.polyline("path", query.points.iter().map(|&cell| centre(cell)));
-    let radius = (svg.view().scale() * 0.6).max(3.0);
+    let radius = (svg.view().scale() * 0.35).clamp(3.0, 8.0);
     svg.circle("start", centre(query.start), radius);
     svg.circle("goal", centre(query.goal), radius);
     svg.legend(Swatch {

@@ -6,8 +6,10 @@ use std::fmt::Write as _;
 
 /// Pixels around the scene.
 const MARGIN_PX: f64 = 10.0;
-/// Height of the band under the scene holding the legend and scale bar.
-const LEGEND_BAND_PX: f64 = 64.0;
+/// Height of one row of the legend under the scene.
+const LEGEND_ROW_PX: f64 = 18.0;
+/// Height of the title line under the legend (and room for the scale bar).
+const TITLE_PX: f64 = 40.0;
 
 /// Maps a world rectangle onto the picture, uniformly scaled.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -244,7 +246,9 @@ impl Svg {
     #[must_use]
     pub fn finish(self, title: &str, unit: &str) -> String {
         let [width, scene_height] = self.view.scene_px();
-        let height = scene_height + LEGEND_BAND_PX;
+        let legend = self.legend_layout(width);
+        let rows = legend.last().map_or(1, |&(_, row, _)| row + 1);
+        let height = scene_height + LEGEND_ROW_PX * rows as f64 + TITLE_PX;
         let mut out = String::new();
         let _ = writeln!(
             out,
@@ -259,28 +263,17 @@ impl Svg {
             num(width),
             num(height)
         );
-        out.push_str(&self.body);
-        self.write_legend(&mut out, scene_height, width);
-        self.write_scale_bar(&mut out, scene_height, unit);
         let _ = writeln!(
             out,
-            r##"<text class="title" x="{}" y="{}" fill="#333">{}</text>"##,
-            num(MARGIN_PX),
-            num(scene_height + LEGEND_BAND_PX - 8.0),
-            escape(title)
+            r#"<clipPath id="scene-clip"><rect x="0" y="0" width="{}" height="{}"/></clipPath><g class="scene" clip-path="url(#scene-clip)">"#,
+            num(width),
+            num(scene_height)
         );
-        out.push_str("</svg>\n");
-        out
-    }
-
-    fn write_legend(&self, out: &mut String, top: f64, width: f64) {
+        out.push_str(&self.body);
+        out.push_str("</g>\n");
         let _ = writeln!(out, r#"<g class="legend">"#);
-        let (mut x, y) = (MARGIN_PX + 150.0, top + 6.0);
-        for swatch in &self.legend {
-            let label_px = 7.0 * swatch.label.chars().count() as f64 + 30.0;
-            if x + label_px > width {
-                break;
-            }
+        for (x, row, swatch) in legend {
+            let y = scene_height + 6.0 + LEGEND_ROW_PX * row as f64;
             let _ = writeln!(
                 out,
                 r#"<rect class="swatch" x="{}" y="{}" width="14" height="10" fill="{}" stroke="{}"/><text x="{}" y="{}">{}</text>"#,
@@ -292,9 +285,36 @@ impl Svg {
                 num(y + 9.5),
                 escape(&swatch.label)
             );
-            x += label_px;
         }
         out.push_str("</g>\n");
+        self.write_scale_bar(&mut out, scene_height, unit);
+        let _ = writeln!(
+            out,
+            r##"<text class="title" x="{}" y="{}" fill="#333">{}</text>"##,
+            num(MARGIN_PX),
+            num(height - 8.0),
+            escape(title)
+        );
+        out.push_str("</svg>\n");
+        out
+    }
+
+    /// Each legend entry's x and row: left to right after the scale bar,
+    /// wrapping at the picture's width.
+    fn legend_layout(&self, width: f64) -> Vec<(f64, usize, &Swatch)> {
+        let left = MARGIN_PX + 150.0;
+        let (mut x, mut row) = (left, 0);
+        let mut out = Vec::with_capacity(self.legend.len());
+        for swatch in &self.legend {
+            let entry_px = 7.0 * swatch.label.chars().count() as f64 + 30.0;
+            if x + entry_px > width && x > left {
+                x = left;
+                row += 1;
+            }
+            out.push((x, row, swatch));
+            x += entry_px;
+        }
+        out
     }
 
     fn write_scale_bar(&self, out: &mut String, top: f64, unit: &str) {
