@@ -174,8 +174,9 @@ impl Recorder {
             .resize(base + self.slots * BYTES_PER_UNIT_FRAME, 0);
         let (xs, rest) = self.motion[base..].split_at_mut(2 * self.slots);
         let (ys, headings) = rest.split_at_mut(2 * self.slots);
-        xs.fill(0xff);
-        ys.fill(0xff);
+        for empty in xs.chunks_exact_mut(2).chain(ys.chunks_exact_mut(2)) {
+            empty.copy_from_slice(&ABSENT.to_le_bytes());
+        }
         let (min, size) = (self.bounds.min, self.bounds.size());
         for (row, &handle) in columns.handle_slot().iter().enumerate() {
             let unit = handle as usize;
@@ -197,7 +198,6 @@ impl Recorder {
                 self.last[unit] = now;
             }
         }
-        debug_assert!(u16::from_le_bytes([xs[0], xs[1]]) <= ABSENT);
         self.frames.push(FrameInfo {
             tick: sim.tick_count(),
             stage_ms,
