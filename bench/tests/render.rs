@@ -375,6 +375,38 @@ fn layers_select_what_is_drawn() {
     assert_eq!(layers, ["layer-shields", "layer-units"], "drawing order");
 }
 
+#[test]
+fn a_view_window_keeps_exactly_the_units_that_reach_into_it() {
+    let svg = render(
+        "window.svg",
+        &[
+            visual("tiny.toml").to_str().unwrap(),
+            "--layers",
+            "units",
+            "--view",
+            "0",
+            "-60",
+            "60",
+            "60",
+        ],
+    );
+    let profile = Profile::load(&visual("tiny.toml")).unwrap();
+    let sim = convoy::scenario::build(&profile, 1).unwrap();
+    let columns = sim.vehicles().columns();
+    let inside = columns
+        .position()
+        .iter()
+        .zip(columns.shield())
+        .filter(|(position, shield)| position.x + shield.x.max(shield.y) >= 0.0)
+        .count();
+    assert!(
+        0 < inside && inside < columns.position().len(),
+        "the window cuts the scene"
+    );
+    let doc = roxmltree::Document::parse(&svg).unwrap();
+    assert_eq!(elements_of_class(&doc, "unit").len(), inside);
+}
+
 /// Asserts exit code 2 and a single stderr line containing every `needle`.
 fn assert_refused(output: &Output, needles: &[&str]) {
     let stderr = String::from_utf8_lossy(&output.stderr);
@@ -416,7 +448,11 @@ fn bad_render_input_is_refused_with_one_line_naming_it() {
     let tiny = tiny.to_str().unwrap();
     let missing = temp_path("missing.map");
     let missing = missing.to_str().unwrap();
-    let cases: [(&[&str], &[&str]); 8] = [
+    let cases: [(&[&str], &[&str]); 9] = [
+        (
+            &[tiny, "--view", "5", "0", "-5", "10"],
+            &["--view", "XMIN < XMAX"],
+        ),
         (
             &[map, "--path", "4", "2", "14", "1"],
             &["--path", "start (4, 2) is impassable"],

@@ -165,6 +165,13 @@ fn terrain(scene: &Scene<'_>, svg: &mut Svg) -> Option<()> {
             continue;
         }
         for (y, x, length) in cells {
+            let (lo, hi) = (
+                [f64::from(x), f64::from(y)],
+                [f64::from(x + length), f64::from(y + 1)],
+            );
+            if !svg.view().sees(lo, hi) {
+                continue;
+            }
             svg.element(
                 "rect",
                 &rect_attributes(
@@ -318,7 +325,15 @@ fn shields(scene: &Scene<'_>, svg: &mut Svg) -> Option<()> {
         .zip(columns.heading())
         .zip(columns.shield())
     {
-        let [cx, cy] = view.px(f64::from(position.x), f64::from(position.y));
+        let reach = f64::from(shield.x.max(shield.y));
+        let centre = v(position);
+        if !view.sees(
+            [centre[0] - reach, centre[1] - reach],
+            [centre[0] + reach, centre[1] + reach],
+        ) {
+            continue;
+        }
+        let [cx, cy] = view.px(centre[0], centre[1]);
         let degrees = f64::from(heading).to_degrees();
         // Pixel y points down when world y points up: turn the other way.
         let degrees = if view.y_up() { -degrees } else { degrees };
@@ -382,6 +397,14 @@ fn units(scene: &Scene<'_>, svg: &mut Svg) -> Option<()> {
             *slot = true;
         }
         let outline = unit_outline(kind, position, heading, [shield.x, shield.y]);
+        let reach = f64::from(shield.x.max(shield.y));
+        let centre = v(position);
+        if !svg.view().sees(
+            [centre[0] - reach, centre[1] - reach],
+            [centre[0] + reach, centre[1] + reach],
+        ) {
+            continue;
+        }
         let fill = KIND_COLOURS
             .get(usize::from(kind))
             .copied()

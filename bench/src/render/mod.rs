@@ -56,6 +56,10 @@ pub struct RenderArgs {
     /// same whatever the count).
     #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = clap::value_parser!(i64).range(1..=1024))]
     threads: Option<i64>,
+    /// Draw only the world window XMIN..XMAX × YMIN..YMAX (metres for
+    /// profiles, cells for maps) instead of the whole world.
+    #[arg(long, num_args = 4, value_names = ["XMIN", "YMIN", "XMAX", "YMAX"], allow_negative_numbers = true)]
+    view: Option<Vec<f64>>,
     /// Width of the scene in pixels.
     #[arg(long, value_name = "PX", default_value_t = 1200, value_parser = clap::value_parser!(u32).range(16..=20_000))]
     width: u32,
@@ -134,6 +138,23 @@ fn select_layers(names: Option<&[String]>) -> Result<Vec<&'static Layer>, CliErr
         .collect())
 }
 
+/// The whole-world view, or the `--view` window (checked) instead.
+fn view(args: &RenderArgs, min: [f64; 2], max: [f64; 2], y_up: bool) -> Result<View, CliError> {
+    let Some(window) = args.view.as_deref() else {
+        return Ok(View::fit(min, max, args.width, y_up));
+    };
+    match *window {
+        [x0, y0, x1, y1]
+            if [x0, y0, x1, y1].iter().all(|v| v.is_finite()) && x0 < x1 && y0 < y1 =>
+        {
+            Ok(View::fit([x0, y0], [x1, y1], args.width, y_up).culling())
+        }
+        _ => Err(CliError::Setup(format!(
+            "--view: XMIN YMIN XMAX YMAX must be finite with XMIN < XMAX and YMIN < YMAX, was {window:?}"
+        ))),
+    }
+}
+
 /// Draws `selected` layers of `scene`; refuses a picture with none drawn.
 fn draw(
     scene: &Scene<'_>,
@@ -175,12 +196,12 @@ fn render_profile(args: &RenderArgs, selected: &[&Layer]) -> Result<String, CliE
         sim.step(profile.run.dt);
     }
     let bounds = sim.config().bounds;
-    let view = View::fit(
+    let view = view(
+        args,
         [f64::from(bounds.min.x), f64::from(bounds.min.y)],
         [f64::from(bounds.max.x), f64::from(bounds.max.y)],
-        args.width,
         /* y_up= */ true,
-    );
+    )?;
     let title = format!(
         "{}: tick {}, {} units",
         profile.name,
@@ -235,12 +256,12 @@ fn render_map(args: &RenderArgs, selected: &[&Layer]) -> Result<String, CliError
         ),
         None => path.display().to_string(),
     };
-    let view = View::fit(
+    let view = view(
+        args,
         [0.0, 0.0],
         [f64::from(map.width()), f64::from(map.height())],
-        args.width,
         /* y_up= */ false,
-    );
+    )?;
     let scene = Scene {
         sim: None,
         map: Some(MapScene { map, tree, query }),

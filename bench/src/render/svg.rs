@@ -21,6 +21,9 @@ pub struct View {
     /// World y grows upwards (profiles: y north); otherwise downwards (map
     /// rows).
     y_up: bool,
+    /// Leave out elements wholly outside `min..max` (a zoomed `--view`);
+    /// otherwise everything is written, even what lies off the picture.
+    cull: bool,
 }
 
 impl View {
@@ -33,7 +36,24 @@ impl View {
             max,
             scale: f64::from(width_px) / span,
             y_up,
+            cull: false,
         }
+    }
+
+    /// The same view, leaving out elements wholly outside it.
+    #[must_use]
+    pub fn culling(self) -> View {
+        View { cull: true, ..self }
+    }
+
+    /// Whether anything in the world box `lo..hi` may show.
+    #[must_use]
+    pub fn sees(&self, lo: [f64; 2], hi: [f64; 2]) -> bool {
+        !self.cull
+            || (lo[0] <= self.max[0]
+                && hi[0] >= self.min[0]
+                && lo[1] <= self.max[1]
+                && hi[1] >= self.min[1])
     }
 
     /// Pixels per world unit.
@@ -176,6 +196,9 @@ impl Svg {
 
     /// An axis-aligned rectangle with world corner `min` and world size.
     pub fn rect(&mut self, class: &str, min: [f64; 2], size: [f64; 2]) {
+        if !self.view.sees(min, [min[0] + size[0], min[1] + size[1]]) {
+            return;
+        }
         let a = self.view.px(min[0], min[1]);
         let b = self.view.px(min[0] + size[0], min[1] + size[1]);
         self.element(
@@ -192,6 +215,9 @@ impl Svg {
 
     /// A circle of `radius_px` pixels at a world point.
     pub fn circle(&mut self, class: &str, centre: [f64; 2], radius_px: f64) {
+        if !self.view.sees(centre, centre) {
+            return;
+        }
         let [cx, cy] = self.view.px(centre[0], centre[1]);
         self.element(
             "circle",
@@ -208,6 +234,11 @@ impl Svg {
     pub fn segments(&mut self, class: &str, segments: impl IntoIterator<Item = [[f64; 2]; 2]>) {
         let mut d = String::new();
         for [a, b] in segments {
+            let lo = [a[0].min(b[0]), a[1].min(b[1])];
+            let hi = [a[0].max(b[0]), a[1].max(b[1])];
+            if !self.view.sees(lo, hi) {
+                continue;
+            }
             let (a, b) = (self.view.px(a[0], a[1]), self.view.px(b[0], b[1]));
             let _ = write!(
                 d,
