@@ -29,7 +29,8 @@ pub struct Layer {
 pub const LAYERS: &[Layer] = &[
     Layer {
         name: "terrain",
-        style: r#"stroke="none""#,
+        // Crisp edges: adjacent runs of cells meet without hairline seams.
+        style: r#"stroke="none" shape-rendering="crispEdges""#,
         draw: terrain,
     },
     Layer {
