@@ -123,6 +123,43 @@ fn the_player_draws_every_unit_and_they_move_where_the_kernel_moved_them() {
         "the picture changes between the first and the last frame"
     );
     assert_eq!(result["clicked"], 0, "clicking unit 0 selects it");
+    let unit_panel = result["unit_panel"].as_str().unwrap();
+    let kind_of_unit_zero = {
+        let columns = sim.vehicles().columns();
+        let row = columns
+            .handle_slot()
+            .iter()
+            .position(|&slot| slot == 0)
+            .unwrap();
+        let kind = convoy::VehicleKind::from_u8(columns.kind()[row]).unwrap();
+        serde_json::to_value(kind)
+            .unwrap()
+            .as_str()
+            .unwrap()
+            .to_owned()
+    };
+    let kind_row = format!("kind{kind_of_unit_zero}");
+    for needle in ["handle slot0", &kind_row, "drive-to", "platoon", "speed"] {
+        assert!(
+            unit_panel.contains(needle),
+            "`{needle}` not in the unit panel: {unit_panel}"
+        );
+    }
+    let stage_panel = result["stage_panel"].as_str().unwrap();
+    for stage in [
+        "spatial",
+        "paths",
+        "formations",
+        "steering",
+        "integrate",
+        "separation",
+        "tick",
+    ] {
+        assert!(
+            stage_panel.contains(stage),
+            "`{stage}` not in the stage panel: {stage_panel}"
+        );
+    }
 
     // Unit 0 is handle slot 0: the first unit spawned.
     let bounds = sim.config().bounds;
