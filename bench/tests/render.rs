@@ -335,7 +335,7 @@ fn assert_units_drawn_where_the_simulation_has_them(svg: &str, ticks: u64) {
     let bounds = sim.config().bounds;
     let scale = 600.0 / f64::from(bounds.max.x - bounds.min.x);
     let columns = sim.vehicles().columns();
-    let doc = roxmltree::Document::parse(&svg).unwrap();
+    let doc = roxmltree::Document::parse(svg).unwrap();
     let units = elements_of_class(&doc, "unit");
     let shields = elements_of_class(&doc, "shield");
     assert_eq!(units.len(), columns.position().len());
