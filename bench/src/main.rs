@@ -4,6 +4,8 @@
 mod compare;
 mod machine;
 mod plot;
+mod render;
+mod replay;
 mod report;
 mod run;
 mod scen;
@@ -30,6 +32,11 @@ enum Command {
     Compare(compare::CompareArgs),
     /// Plan every line of a Moving AI scenario file and check the answers.
     Scen(scen::ScenArgs),
+    /// Draw a profile's scene at a tick, or a path query on a Moving AI map,
+    /// to SVG, layer by layer.
+    Render(render::RenderArgs),
+    /// Record a profile's run and write a self-contained HTML player.
+    Replay(replay::ReplayArgs),
     /// Print JSON reports as a Markdown table (stage × report, p50 and p99).
     Table {
         /// Reports written by `run --json`, one column pair each.
@@ -87,6 +94,8 @@ fn main() -> ExitCode {
             Err(error) => Err(error),
         },
         Command::Run(args) => run::run(&args),
+        Command::Render(args) => render::render(&args),
+        Command::Replay(args) => replay::replay(&args),
         Command::Scen(args) => match scen::scen(&args) {
             Ok(true) => Ok(()),
             Ok(false) => return ExitCode::from(1),

@@ -285,6 +285,20 @@ impl GridPlanner {
         self.expanded
     }
 
+    /// The cells the last search that ran reached (opened or expanded), in
+    /// index order — what a visual tool draws as "explored". Empty before
+    /// any search; after a query refused without searching (off map,
+    /// blocked, unreachable) it still lists the previous search's cells.
+    pub fn reached_cells<'a>(&'a self, grid: &'a CostGrid) -> impl Iterator<Item = Cell> + 'a {
+        let generation = self.generation;
+        self.nodes
+            .iter()
+            .take(grid.padded_len())
+            .enumerate()
+            .filter(move |(_, node)| generation != 0 && node.stamp == generation)
+            .map(|(index, _)| grid.cell(index))
+    }
+
     /// The cheapest path from `start` to `goal`.
     pub fn find_path(
         &mut self,
@@ -543,6 +557,24 @@ mod tests {
             rows.join("\n")
         );
         CostGrid::new(&parse_map(&text).unwrap(), Mobility::GROUND).unwrap()
+    }
+
+    #[test]
+    fn reached_cells_hold_every_path_cell_and_only_passable_cells() {
+        let g = grid(&["....@...", "..@.@.@.", "..@...@.", "..@@@@@."]);
+        let mut planner = GridPlanner::new();
+        assert_eq!(
+            planner.reached_cells(&g).count(),
+            0,
+            "nothing before a search"
+        );
+        let p = planner
+            .find_path(&g, Cell::new(0, 3), Cell::new(7, 3))
+            .unwrap();
+        let reached: Vec<Cell> = planner.reached_cells(&g).collect();
+        assert!(p.cells.iter().all(|cell| reached.contains(cell)));
+        assert!(reached.iter().all(|&cell| g.passable(cell)));
+        assert!(reached.len() as u32 >= planner.expanded());
     }
 
     #[test]

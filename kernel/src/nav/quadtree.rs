@@ -381,6 +381,17 @@ impl QuadPlanner {
         self.expanded
     }
 
+    /// Indices of the leaves the last leaf A* reached (opened or
+    /// expanded), ascending — what a visual tool draws as "explored".
+    pub fn reached_leaves(&self) -> impl Iterator<Item = usize> + '_ {
+        let generation = self.generation;
+        self.nodes
+            .iter()
+            .enumerate()
+            .filter(move |(_, node)| generation != 0 && node.stamp == generation)
+            .map(|(index, _)| index)
+    }
+
     /// Plans from `start` to `goal` on `tree` (built from `grid`): leaf A*,
     /// then both rubber-banding steps. The start may lie in an impassable
     /// cell (links lead out of those); the goal must be passable and in the
@@ -643,6 +654,25 @@ mod tests {
             .find_path(&grid, &tree, Cell::new(0, 0), Cell::new(7, 5))
             .unwrap();
         assert_eq!(p.points, vec![Cell::new(0, 0), Cell::new(7, 5)]);
+    }
+
+    #[test]
+    fn reached_leaves_hold_the_start_and_goal_leaves() {
+        let mut map = GridMap::open(16, 16).unwrap();
+        for y in 0..12 {
+            map.set(Cell::new(7, y), Terrain::Blocked);
+        }
+        let grid = CostGrid::new(&map, Mobility::GROUND).unwrap();
+        let tree = Quadtree::new(&grid).unwrap();
+        let mut planner = QuadPlanner::new();
+        let (start, goal) = (Cell::new(1, 1), Cell::new(14, 1));
+        planner.find_path(&grid, &tree, start, goal).unwrap();
+        let reached: Vec<usize> = planner.reached_leaves().collect();
+        for cell in [start, goal] {
+            assert!(reached.contains(&tree.leaf_of(cell).unwrap()));
+        }
+        assert!(reached.len() as u32 >= planner.expanded());
+        assert!(reached.len() < tree.leaf_count() + 1);
     }
 
     #[test]

@@ -1,0 +1,456 @@
+//! The layers a scene is drawn in, back to front. A layer is a name and one
+//! draw function; the function returns `None` when the scene has no data for
+//! it (a profile has no map, a map has no units), and the layer is left out
+//! of the picture and the legend. Adding a layer is adding one entry to
+//! [`LAYERS`].
+//!
+//! The replay (`convoy-bench replay`) toggles the layers of this list that a
+//! recording carries ([`REPLAY_LAYERS`]), under the same names.
+
+use convoy::glam::Vec2;
+use convoy::nav::{Cell, Terrain};
+use convoy::{Sim, VehicleKind};
+
+use super::scene::{Explored, Scene};
+use super::svg::{Svg, Swatch, num};
+
+/// One layer of a picture.
+#[derive(Clone, Copy, Debug)]
+pub struct Layer {
+    /// The name `--layers` selects it by.
+    pub name: &'static str,
+    /// Presentation attributes of its `<g>` element.
+    pub style: &'static str,
+    /// Draws it; `None` when the scene has no data for it.
+    pub draw: fn(&Scene<'_>, &mut Svg) -> Option<()>,
+}
+
+/// Every layer, in drawing order (back to front).
+pub const LAYERS: &[Layer] = &[
+    Layer {
+        name: "terrain",
+        // Crisp edges: adjacent runs of cells meet without hairline seams.
+        style: r#"stroke="none" shape-rendering="crispEdges""#,
+        draw: terrain,
+    },
+    Layer {
+        name: "quadtree",
+        style: r##"fill="none" stroke="#8aa" stroke-width="0.5""##,
+        draw: quadtree,
+    },
+    Layer {
+        name: "explored",
+        style: r##"fill="#ffd166" fill-opacity="0.45" stroke="none""##,
+        draw: explored,
+    },
+    Layer {
+        name: "spatial-grid",
+        style: r##"fill="none" stroke="#d8d8e0" stroke-width="0.5""##,
+        draw: spatial_grid,
+    },
+    Layer {
+        name: "drive-to",
+        style: r##"stroke="#9a9a9a" stroke-width="0.4" fill="#777""##,
+        draw: drive_to,
+    },
+    Layer {
+        name: "shields",
+        style: r##"fill="none" stroke="#5b8fd9" stroke-width="0.5" stroke-opacity="0.8""##,
+        draw: shields,
+    },
+    Layer {
+        name: "units",
+        style: r##"stroke="#222" stroke-width="0.3""##,
+        draw: units,
+    },
+    Layer {
+        name: "path",
+        style: r##"fill="none" stroke="#d62728" stroke-width="2""##,
+        draw: path,
+    },
+];
+
+/// The layers a replay records data for, toggled in the player by name.
+pub const REPLAY_LAYERS: [&str; 4] = ["spatial-grid", "drive-to", "shields", "units"];
+
+/// The layer named `name`.
+#[must_use]
+pub fn by_name(name: &str) -> Option<&'static Layer> {
+    LAYERS.iter().find(|layer| layer.name == name)
+}
+
+/// Every layer's name, in drawing order.
+#[must_use]
+pub fn names() -> Vec<&'static str> {
+    LAYERS.iter().map(|layer| layer.name).collect()
+}
+
+/// Fill colour of each vehicle kind, in `u8` order.
+pub const KIND_COLOURS: [&str; 5] = ["#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#b07aa1"];
+
+/// Outline of each kind in its own frame, `(forward, lateral)` in units of
+/// the shield's semi-axes; the nose points along +forward.
+pub const KIND_SHAPES: [&[[f64; 2]]; 5] = [
+    // Tracked: a hull with a blunt nose.
+    &[
+        [1.0, 0.0],
+        [0.5, -0.9],
+        [-0.9, -0.9],
+        [-0.9, 0.9],
+        [0.5, 0.9],
+    ],
+    // Wheeled: a dart.
+    &[[1.0, 0.0], [-0.9, -0.8], [-0.5, 0.0], [-0.9, 0.8]],
+    // Rotary wing: a kite.
+    &[[1.0, 0.0], [0.0, -0.6], [-0.6, 0.0], [0.0, 0.6]],
+    // Infantry: a triangle.
+    &[[1.0, 0.0], [-0.9, -0.8], [-0.9, 0.8]],
+    // Starship: an arrowhead with swept wings.
+    &[
+        [1.0, 0.0],
+        [0.0, -0.4],
+        [-0.9, -1.0],
+        [-0.6, 0.0],
+        [-0.9, 1.0],
+        [0.0, 0.4],
+    ],
+];
+
+/// A kind's name as the profiles spell it.
+#[must_use]
+pub fn kind_name(kind: u8) -> &'static str {
+    match VehicleKind::from_u8(kind) {
+        Some(VehicleKind::Tracked) => "tracked",
+        Some(VehicleKind::Wheeled) => "wheeled",
+        Some(VehicleKind::RotaryWing) => "rotary_wing",
+        Some(VehicleKind::Infantry) => "infantry",
+        Some(VehicleKind::Starship) => "starship",
+        None => "unknown",
+    }
+}
+
+fn v(point: Vec2) -> [f64; 2] {
+    [f64::from(point.x), f64::from(point.y)]
+}
+
+/// Runs of equal terrain along each map row: `(row, first column, length)`.
+fn runs(scene_map: &convoy::nav::GridMap, terrain: Terrain) -> Vec<(u32, u32, u32)> {
+    let width = scene_map.width() as usize;
+    let mut out = Vec::new();
+    for (y, row) in scene_map.cells().chunks_exact(width).enumerate() {
+        let mut x = 0;
+        while x < width {
+            if row[x] != terrain {
+                x += 1;
+                continue;
+            }
+            let start = x;
+            while x < width && row[x] == terrain {
+                x += 1;
+            }
+            out.push((y as u32, start as u32, (x - start) as u32));
+        }
+    }
+    out
+}
+
+fn terrain(scene: &Scene<'_>, svg: &mut Svg) -> Option<()> {
+    let map = &scene.map.as_ref()?.map;
+    for (terrain, class, fill, label) in [
+        (Terrain::Blocked, "blocked", "#3b3b3b", "blocked"),
+        (Terrain::Swamp, "swamp", "#8fae6b", "swamp (cost ×3)"),
+        (Terrain::Water, "water", "#7fb3d5", "water"),
+    ] {
+        let cells = runs(map, terrain);
+        if cells.is_empty() {
+            continue;
+        }
+        for (y, x, length) in cells {
+            let (lo, hi) = (
+                [f64::from(x), f64::from(y)],
+                [f64::from(x + length), f64::from(y + 1)],
+            );
+            if !svg.view().sees(lo, hi) {
+                continue;
+            }
+            svg.element(
+                "rect",
+                &rect_attributes(
+                    svg,
+                    class,
+                    fill,
+                    [f64::from(x), f64::from(y)],
+                    [f64::from(length), 1.0],
+                ),
+            );
+        }
+        svg.legend(Swatch {
+            label: label.to_owned(),
+            fill,
+            stroke: "none",
+        });
+    }
+    Some(())
+}
+
+fn rect_attributes(
+    svg: &Svg,
+    class: &str,
+    fill: &str,
+    min: [f64; 2],
+    size: [f64; 2],
+) -> Vec<(&'static str, String)> {
+    let view = svg.view();
+    let a = view.px(min[0], min[1]);
+    let b = view.px(min[0] + size[0], min[1] + size[1]);
+    vec![
+        ("class", class.to_owned()),
+        ("x", num(a[0].min(b[0]))),
+        ("y", num(a[1].min(b[1]))),
+        ("width", num((b[0] - a[0]).abs())),
+        ("height", num((b[1] - a[1]).abs())),
+        ("fill", fill.to_owned()),
+    ]
+}
+
+fn quadtree(scene: &Scene<'_>, svg: &mut Svg) -> Option<()> {
+    let tree = scene.map.as_ref()?.tree.as_ref()?;
+    for leaf in tree.leaves() {
+        let size = f64::from(leaf.size);
+        svg.rect("leaf", [f64::from(leaf.x), f64::from(leaf.y)], [size, size]);
+    }
+    svg.legend(Swatch {
+        label: format!("quadtree leaves ({})", tree.leaf_count()),
+        fill: "none",
+        stroke: "#8aa",
+    });
+    Some(())
+}
+
+fn explored(scene: &Scene<'_>, svg: &mut Svg) -> Option<()> {
+    let map = scene.map.as_ref()?;
+    let query = map.query.as_ref()?;
+    let count = match &query.explored {
+        Explored::Cells(cells) => {
+            for &Cell { x, y } in cells {
+                svg.rect("explored", [f64::from(x), f64::from(y)], [1.0, 1.0]);
+            }
+            format!("{} cells reached", cells.len())
+        }
+        Explored::Leaves(leaves) => {
+            let tree = map.tree.as_ref()?;
+            for &index in leaves {
+                let leaf = tree.leaves()[index];
+                let size = f64::from(leaf.size);
+                svg.rect(
+                    "explored",
+                    [f64::from(leaf.x), f64::from(leaf.y)],
+                    [size, size],
+                );
+            }
+            format!("{} leaves reached", leaves.len())
+        }
+    };
+    svg.legend(Swatch {
+        label: count,
+        fill: "#ffd166",
+        stroke: "none",
+    });
+    Some(())
+}
+
+fn path(scene: &Scene<'_>, svg: &mut Svg) -> Option<()> {
+    let query = scene.map.as_ref()?.query.as_ref()?;
+    let centre = |cell: Cell| [f64::from(cell.x) + 0.5, f64::from(cell.y) + 0.5];
+    svg.polyline("path", query.points.iter().map(|&cell| centre(cell)));
+    let radius = (svg.view().scale() * 0.35).clamp(3.0, 8.0);
+    svg.circle("start", centre(query.start), radius);
+    svg.circle("goal", centre(query.goal), radius);
+    svg.legend(Swatch {
+        label: format!("path, length {:.3}", query.length),
+        fill: "none",
+        stroke: "#d62728",
+    });
+    Some(())
+}
+
+fn spatial_grid(scene: &Scene<'_>, svg: &mut Svg) -> Option<()> {
+    let config = scene.sim?.config();
+    let cell = f64::from(config.cell_size.unwrap_or(config.neighbour_radius));
+    let (min, max) = (v(config.bounds.min), v(config.bounds.max));
+    let lines_across = |from: f64, to: f64| {
+        let count = ((to - from) / cell).ceil() as usize;
+        (0..=count).map(move |k| from + k as f64 * cell)
+    };
+    let (right, top) = (
+        min[0] + ((max[0] - min[0]) / cell).ceil() * cell,
+        min[1] + ((max[1] - min[1]) / cell).ceil() * cell,
+    );
+    let verticals = lines_across(min[0], max[0]).map(|x| [[x, min[1]], [x, top]]);
+    let horizontals = lines_across(min[1], max[1]).map(|y| [[min[0], y], [right, y]]);
+    svg.segments("spatial-grid", verticals.chain(horizontals));
+    svg.legend(Swatch {
+        label: format!("spatial hash cells ({cell} m)"),
+        fill: "none",
+        stroke: "#b8b8c8",
+    });
+    Some(())
+}
+
+fn drive_to(scene: &Scene<'_>, svg: &mut Svg) -> Option<()> {
+    let columns = scene.sim?.vehicles().columns();
+    let lines = columns
+        .position()
+        .iter()
+        .zip(columns.drive_to())
+        .map(|(&position, &target)| [v(position), v(target)]);
+    svg.segments("drive-to-lines", lines);
+    for &target in columns.drive_to() {
+        svg.circle("drive-to", v(target), 1.0);
+    }
+    svg.legend(Swatch {
+        label: "drive-to points".to_owned(),
+        fill: "#777",
+        stroke: "#9a9a9a",
+    });
+    Some(())
+}
+
+fn shields(scene: &Scene<'_>, svg: &mut Svg) -> Option<()> {
+    let sim = scene.sim?;
+    let columns = sim.vehicles().columns();
+    let view = svg.view();
+    for ((&position, &heading), &shield) in columns
+        .position()
+        .iter()
+        .zip(columns.heading())
+        .zip(columns.shield())
+    {
+        let reach = f64::from(shield.x.max(shield.y));
+        let centre = v(position);
+        if !view.sees(
+            [centre[0] - reach, centre[1] - reach],
+            [centre[0] + reach, centre[1] + reach],
+        ) {
+            continue;
+        }
+        let [cx, cy] = view.px(centre[0], centre[1]);
+        let degrees = f64::from(heading).to_degrees();
+        // Pixel y points down when world y points up: turn the other way.
+        let degrees = if view.y_up() { -degrees } else { degrees };
+        svg.element(
+            "ellipse",
+            &[
+                ("class", "shield".to_owned()),
+                ("cx", num(cx)),
+                ("cy", num(cy)),
+                ("rx", num(f64::from(shield.x) * view.scale())),
+                ("ry", num(f64::from(shield.y) * view.scale())),
+                (
+                    "transform",
+                    format!("rotate({} {} {})", num(degrees), num(cx), num(cy)),
+                ),
+            ],
+        );
+    }
+    svg.legend(Swatch {
+        label: "shields".to_owned(),
+        fill: "none",
+        stroke: "#5b8fd9",
+    });
+    Some(())
+}
+
+/// The outline of one unit, world coordinates.
+#[must_use]
+pub fn unit_outline(kind: u8, position: Vec2, heading: f32, shield: [f32; 2]) -> Vec<[f64; 2]> {
+    let shape = KIND_SHAPES
+        .get(usize::from(kind))
+        .copied()
+        .unwrap_or(KIND_SHAPES[0]);
+    let (sin, cos) = f64::from(heading).sin_cos();
+    let (forward, lateral) = (f64::from(shield[0]), f64::from(shield[1]));
+    shape
+        .iter()
+        .map(|&[f, l]| {
+            let (f, l) = (f * forward, l * lateral);
+            [
+                f64::from(position.x) + f * cos - l * sin,
+                f64::from(position.y) + f * sin + l * cos,
+            ]
+        })
+        .collect()
+}
+
+fn units(scene: &Scene<'_>, svg: &mut Svg) -> Option<()> {
+    let sim: &Sim = scene.sim?;
+    let columns = sim.vehicles().columns();
+    let mut present = [false; 5];
+    for (row, (((&kind, &position), &heading), &shield)) in columns
+        .kind()
+        .iter()
+        .zip(columns.position())
+        .zip(columns.heading())
+        .zip(columns.shield())
+        .enumerate()
+    {
+        if let Some(slot) = present.get_mut(usize::from(kind)) {
+            *slot = true;
+        }
+        let outline = unit_outline(kind, position, heading, [shield.x, shield.y]);
+        let reach = f64::from(shield.x.max(shield.y));
+        let centre = v(position);
+        if !svg.view().sees(
+            [centre[0] - reach, centre[1] - reach],
+            [centre[0] + reach, centre[1] + reach],
+        ) {
+            continue;
+        }
+        let fill = KIND_COLOURS
+            .get(usize::from(kind))
+            .copied()
+            .unwrap_or("#000");
+        svg.element(
+            "polygon",
+            &[
+                ("class", format!("unit {}", kind_name(kind))),
+                ("data-row", row.to_string()),
+                ("points", svg.points(outline)),
+                ("fill", fill.to_owned()),
+            ],
+        );
+    }
+    for (kind, _) in present.iter().enumerate().filter(|(_, present)| **present) {
+        svg.legend(Swatch {
+            label: kind_name(kind as u8).to_owned(),
+            fill: KIND_COLOURS[kind],
+            stroke: "#222",
+        });
+    }
+    Some(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn layer_names_are_unique_and_replay_layers_exist() {
+        let names = names();
+        for (i, name) in names.iter().enumerate() {
+            assert!(!names[i + 1..].contains(name), "{name} twice");
+        }
+        for name in REPLAY_LAYERS {
+            assert!(by_name(name).is_some(), "{name}");
+        }
+    }
+
+    #[test]
+    fn a_unit_outline_points_its_nose_along_the_heading() {
+        let heading = std::f32::consts::FRAC_PI_2;
+        let outline = unit_outline(0, Vec2::new(10.0, 20.0), heading, [4.0, 2.0]);
+        // The nose is shape point 0: 4 m ahead, i.e. due north.
+        assert!((outline[0][0] - 10.0).abs() < 1e-5);
+        assert!((outline[0][1] - 24.0).abs() < 1e-5);
+    }
+}

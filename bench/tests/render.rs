@@ -1,0 +1,499 @@
+//! `convoy-bench render` end to end: small fixed scenes compared with the
+//! SVGs stored in `bench/tests/visual/` by structure (elements per layer,
+//! their classes and colours, every coordinate within a tolerance — not
+//! bytes), each also checked against an oracle computed here from the
+//! kernel; and bad input refused with one clear line.
+//!
+//! After an intended change to the pictures, regenerate the stored files
+//! with `UPDATE_VISUAL_SNAPSHOTS=1 cargo test -p convoy-bench --test render`
+//! and look at them before committing.
+
+#![allow(clippy::unwrap_used)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use convoy::Profile;
+use convoy::nav::movingai::load_map;
+use convoy::nav::quadtree::Quadtree;
+use convoy::nav::{Cell, CostGrid, GridPlanner, Mobility};
+
+/// Pixels two coordinates may differ by and still match.
+const TOLERANCE_PX: f64 = 0.05;
+/// The SVG writer's margin around the scene.
+const MARGIN_PX: f64 = 10.0;
+
+/// A file of `bench/tests/visual/`, relative to the package (the working
+/// directory of tests and of the commands they run), so the stored SVGs'
+/// titles name no machine's paths.
+fn visual(name: &str) -> PathBuf {
+    Path::new("tests/visual").join(name)
+}
+
+fn temp_path(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("convoy-render-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join(name)
+}
+
+fn convoy_bench(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_convoy-bench"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+/// Renders with `args` (plus `--out`) and returns the SVG text.
+fn render(name: &str, args: &[&str]) -> String {
+    let out = temp_path(name);
+    let mut all = vec!["render"];
+    all.extend_from_slice(args);
+    all.extend_from_slice(&["--out", out.to_str().unwrap()]);
+    let output = convoy_bench(&all);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    std::fs::read_to_string(out).unwrap()
+}
+
+/// The numbers in an attribute value, in order.
+fn numbers(value: &str) -> Vec<f64> {
+    value
+        .split(|c: char| !(c.is_ascii_digit() || c == '.' || c == '-'))
+        .filter(|part| !part.is_empty())
+        .map(|part| part.parse().unwrap())
+        .collect()
+}
+
+/// Attributes whose values are coordinates (compared with a tolerance).
+const GEOMETRY: [&str; 12] = [
+    "x",
+    "y",
+    "width",
+    "height",
+    "cx",
+    "cy",
+    "r",
+    "rx",
+    "ry",
+    "points",
+    "d",
+    "transform",
+];
+
+/// Compares two SVG documents element by element: same tags, same
+/// non-geometry attributes, coordinates within [`TOLERANCE_PX`]. The title
+/// text is not compared (it names the input path).
+fn assert_same_structure(actual: &str, stored: &str, name: &str) {
+    let actual_doc = roxmltree::Document::parse(actual).unwrap();
+    let stored_doc = roxmltree::Document::parse(stored).unwrap();
+    let elements = |doc: &roxmltree::Document<'_>| -> Vec<(String, Vec<(String, String)>)> {
+        doc.descendants()
+            .filter(roxmltree::Node::is_element)
+            .map(|node| {
+                let attributes = node
+                    .attributes()
+                    .map(|a| (a.name().to_owned(), a.value().to_owned()))
+                    .collect();
+                (node.tag_name().name().to_owned(), attributes)
+            })
+            .collect()
+    };
+    let (actual_elements, stored_elements) = (elements(&actual_doc), elements(&stored_doc));
+    for layer in stored_doc
+        .descendants()
+        .filter(|node| node.attribute("class") == Some("layer"))
+    {
+        let id = layer.attribute("id").unwrap();
+        let found = actual_doc
+            .descendants()
+            .find(|node| node.attribute("id") == Some(id))
+            .unwrap_or_else(|| panic!("{name}: layer {id} missing"));
+        assert_eq!(
+            found.children().filter(roxmltree::Node::is_element).count(),
+            layer.children().filter(roxmltree::Node::is_element).count(),
+            "{name}: elements in {id}"
+        );
+    }
+    assert_eq!(
+        actual_elements.len(),
+        stored_elements.len(),
+        "{name}: element count"
+    );
+    for (index, ((tag, attributes), (stored_tag, stored_attributes))) in
+        actual_elements.iter().zip(&stored_elements).enumerate()
+    {
+        assert_eq!(tag, stored_tag, "{name}: element {index}");
+        assert_eq!(
+            attributes.len(),
+            stored_attributes.len(),
+            "{name}: attributes of element {index} <{tag}>"
+        );
+        for ((key, value), (stored_key, stored_value)) in attributes.iter().zip(stored_attributes) {
+            assert_eq!(key, stored_key, "{name}: element {index} <{tag}>");
+            if !GEOMETRY.contains(&key.as_str()) {
+                assert_eq!(value, stored_value, "{name}: element {index} <{tag}> {key}");
+                continue;
+            }
+            let (now, then) = (numbers(value), numbers(stored_value));
+            assert_eq!(
+                now.len(),
+                then.len(),
+                "{name}: element {index} <{tag}> {key}"
+            );
+            for (a, b) in now.iter().zip(&then) {
+                assert!(
+                    (a - b).abs() <= TOLERANCE_PX,
+                    "{name}: element {index} <{tag}> {key}: {a} vs stored {b}"
+                );
+            }
+        }
+    }
+}
+
+/// Compares with the stored SVG, or rewrites it when
+/// `UPDATE_VISUAL_SNAPSHOTS` is set.
+fn check_against_stored(svg: &str, stored_name: &str) {
+    let stored_path = visual(stored_name);
+    if std::env::var_os("UPDATE_VISUAL_SNAPSHOTS").is_some() {
+        std::fs::write(&stored_path, svg).unwrap();
+        return;
+    }
+    let stored = std::fs::read_to_string(&stored_path).unwrap_or_else(|error| {
+        panic!(
+            "{}: {error}; set UPDATE_VISUAL_SNAPSHOTS=1 to create it",
+            stored_path.display()
+        )
+    });
+    assert_same_structure(svg, &stored, stored_name);
+}
+
+fn elements_of_class<'a>(
+    doc: &'a roxmltree::Document<'a>,
+    class: &str,
+) -> Vec<roxmltree::Node<'a, 'a>> {
+    doc.descendants()
+        .filter(|node| {
+            node.attribute("class")
+                .is_some_and(|c| c.split(' ').any(|part| part == class))
+        })
+        .collect()
+}
+
+fn attribute(node: &roxmltree::Node<'_, '_>, name: &str) -> f64 {
+    node.attribute(name).unwrap().parse().unwrap()
+}
+
+/// Rects of a class, in map cells (the map scenes' scale is `scale` px a
+/// cell): total area.
+fn cell_area(doc: &roxmltree::Document<'_>, class: &str, scale: f64) -> f64 {
+    elements_of_class(doc, class)
+        .iter()
+        .map(|rect| attribute(rect, "width") * attribute(rect, "height") / (scale * scale))
+        .sum()
+}
+
+const WALLS_PATH: [&str; 6] = ["--path", "1", "10", "14", "1", "--width"];
+
+#[test]
+fn a_grid_path_on_a_small_map_matches_the_stored_picture_and_the_planner() {
+    let svg = render(
+        "walls-grid.svg",
+        &[
+            visual("walls.map").to_str().unwrap(),
+            WALLS_PATH[0],
+            WALLS_PATH[1],
+            WALLS_PATH[2],
+            WALLS_PATH[3],
+            WALLS_PATH[4],
+            WALLS_PATH[5],
+            "480",
+        ],
+    );
+    check_against_stored(&svg, "walls-grid.svg");
+
+    let doc = roxmltree::Document::parse(&svg).unwrap();
+    let scale = 480.0 / 16.0;
+    let text = std::fs::read_to_string(visual("walls.map")).unwrap();
+    let map_rows: Vec<&str> = text.lines().skip(4).collect();
+    let count = |chars: &[char]| -> f64 {
+        map_rows
+            .iter()
+            .flat_map(|row| row.chars())
+            .filter(|c| chars.contains(c))
+            .count() as f64
+    };
+    assert!((cell_area(&doc, "blocked", scale) - count(&['@', 'T'])).abs() < 1e-6);
+    assert!((cell_area(&doc, "swamp", scale) - count(&['S'])).abs() < 1e-6);
+    assert!((cell_area(&doc, "water", scale) - count(&['W'])).abs() < 1e-6);
+
+    // The oracle: the kernel's planner on the same query.
+    let map = load_map(visual("walls.map")).unwrap();
+    let grid = CostGrid::new(&map, Mobility::GROUND).unwrap();
+    let mut planner = GridPlanner::new();
+    let path = planner
+        .find_path(&grid, Cell::new(1, 10), Cell::new(14, 1))
+        .unwrap();
+    let polyline = &elements_of_class(&doc, "path")[0];
+    let points = numbers(polyline.attribute("points").unwrap());
+    assert_eq!(points.len(), 2 * path.cells.len());
+    for (pair, cell) in points.chunks(2).zip(&path.cells) {
+        let expected = [
+            MARGIN_PX + (f64::from(cell.x) + 0.5) * scale,
+            MARGIN_PX + (f64::from(cell.y) + 0.5) * scale,
+        ];
+        assert!((pair[0] - expected[0]).abs() < TOLERANCE_PX);
+        assert!((pair[1] - expected[1]).abs() < TOLERANCE_PX);
+    }
+    let explored = elements_of_class(&doc, "explored");
+    assert_eq!(explored.len(), planner.reached_cells(&grid).count());
+    assert!(explored.len() >= path.cells.len());
+    assert!(
+        elements_of_class(&doc, "leaf").is_empty(),
+        "no quadtree drawn for the grid backend by default"
+    );
+}
+
+#[test]
+fn a_quadtree_path_matches_the_stored_picture_and_draws_every_leaf() {
+    let svg = render(
+        "walls-quadtree.svg",
+        &[
+            visual("walls.map").to_str().unwrap(),
+            WALLS_PATH[0],
+            WALLS_PATH[1],
+            WALLS_PATH[2],
+            WALLS_PATH[3],
+            WALLS_PATH[4],
+            "--backend",
+            "quadtree",
+            WALLS_PATH[5],
+            "480",
+        ],
+    );
+    check_against_stored(&svg, "walls-quadtree.svg");
+
+    let doc = roxmltree::Document::parse(&svg).unwrap();
+    let map = load_map(visual("walls.map")).unwrap();
+    let grid = CostGrid::new(&map, Mobility::GROUND).unwrap();
+    let tree = Quadtree::new(&grid).unwrap();
+    let leaves = elements_of_class(&doc, "leaf");
+    assert_eq!(leaves.len(), tree.leaf_count());
+    let scale = 480.0 / 16.0;
+    let area: f64 = leaves
+        .iter()
+        .map(|leaf| attribute(leaf, "width") * attribute(leaf, "height"))
+        .sum::<f64>()
+        / (scale * scale);
+    assert!((area - 16.0 * 12.0).abs() < 1e-6, "leaves tile the map");
+    let start = &elements_of_class(&doc, "start")[0];
+    assert!((attribute(start, "cx") - (MARGIN_PX + 1.5 * scale)).abs() < TOLERANCE_PX);
+    assert!((attribute(start, "cy") - (MARGIN_PX + 10.5 * scale)).abs() < TOLERANCE_PX);
+}
+
+#[test]
+fn the_spawn_scene_of_a_profile_matches_the_stored_picture_and_the_simulation() {
+    // Tick 0 depends only on the scenario's placement, so kernel changes to
+    // steering do not churn the stored picture; later ticks are checked
+    // against the kernel below.
+    let svg = render_tiny_at(0);
+    check_against_stored(&svg, "tiny-spawn.svg");
+    assert_units_drawn_where_the_simulation_has_them(&svg, 0);
+}
+
+#[test]
+fn a_profile_scene_after_thirty_ticks_shows_the_units_where_the_simulation_has_them() {
+    let svg = render_tiny_at(30);
+    assert_units_drawn_where_the_simulation_has_them(&svg, 30);
+}
+
+fn render_tiny_at(tick: u64) -> String {
+    let tick = tick.to_string();
+    render(
+        &format!("tiny-{tick}.svg"),
+        &[
+            visual("tiny.toml").to_str().unwrap(),
+            "--tick",
+            &tick,
+            "--width",
+            "600",
+        ],
+    )
+}
+
+/// The oracle: the same profile stepped here, its columns mapped to pixels
+/// independently of the renderer.
+fn assert_units_drawn_where_the_simulation_has_them(svg: &str, ticks: u64) {
+    let profile = Profile::load(&visual("tiny.toml")).unwrap();
+    let mut sim = convoy::scenario::build(&profile, 1).unwrap();
+    for _ in 0..ticks {
+        sim.step(profile.run.dt);
+    }
+    let bounds = sim.config().bounds;
+    let scale = 600.0 / f64::from(bounds.max.x - bounds.min.x);
+    let columns = sim.vehicles().columns();
+    let doc = roxmltree::Document::parse(svg).unwrap();
+    let units = elements_of_class(&doc, "unit");
+    let shields = elements_of_class(&doc, "shield");
+    assert_eq!(units.len(), columns.position().len());
+    assert_eq!(shields.len(), columns.position().len());
+    for (row, shield) in shields.iter().enumerate() {
+        let position = columns.position()[row];
+        let expected_x = MARGIN_PX + f64::from(position.x - bounds.min.x) * scale;
+        let expected_y = MARGIN_PX + f64::from(bounds.max.y - position.y) * scale;
+        assert!((attribute(shield, "cx") - expected_x).abs() < TOLERANCE_PX);
+        assert!((attribute(shield, "cy") - expected_y).abs() < TOLERANCE_PX);
+        let half_length = f64::from(columns.shield()[row].x) * scale;
+        assert!((attribute(shield, "rx") - half_length).abs() < TOLERANCE_PX);
+        let rotation = numbers(shield.attribute("transform").unwrap())[0];
+        let heading = f64::from(columns.heading()[row]).to_degrees();
+        assert!((rotation + heading).abs() < 0.01, "row {row}");
+    }
+    for (row, unit) in units.iter().enumerate() {
+        let kind = convoy::VehicleKind::from_u8(columns.kind()[row]).unwrap();
+        let class = unit.attribute("class").unwrap();
+        let expected = serde_json::to_value(kind).unwrap();
+        assert_eq!(class, format!("unit {}", expected.as_str().unwrap()));
+        // The nose (first point) lies one shield half-length ahead.
+        let nose = numbers(unit.attribute("points").unwrap());
+        let (sin, cos) = f64::from(columns.heading()[row]).sin_cos();
+        let position = columns.position()[row];
+        let ahead = f64::from(columns.shield()[row].x);
+        let expected_x = MARGIN_PX + (f64::from(position.x - bounds.min.x) + ahead * cos) * scale;
+        let expected_y = MARGIN_PX + (f64::from(bounds.max.y - position.y) - ahead * sin) * scale;
+        assert!((nose[0] - expected_x).abs() < TOLERANCE_PX, "row {row}");
+        assert!((nose[1] - expected_y).abs() < TOLERANCE_PX, "row {row}");
+    }
+    let scale_bar = &elements_of_class(&doc, "scale-bar")[0];
+    let length_px = attribute(scale_bar, "data-length-px");
+    let length = attribute(scale_bar, "data-length");
+    assert!((length_px - length * scale).abs() < TOLERANCE_PX);
+}
+
+#[test]
+fn layers_select_what_is_drawn() {
+    let svg = render(
+        "units-only.svg",
+        &[
+            visual("tiny.toml").to_str().unwrap(),
+            "--layers",
+            "units,shields",
+        ],
+    );
+    let doc = roxmltree::Document::parse(&svg).unwrap();
+    let layers: Vec<&str> = elements_of_class(&doc, "layer")
+        .iter()
+        .map(|node| node.attribute("id").unwrap())
+        .collect();
+    assert_eq!(layers, ["layer-shields", "layer-units"], "drawing order");
+}
+
+#[test]
+fn a_view_window_keeps_exactly_the_units_that_reach_into_it() {
+    let svg = render(
+        "window.svg",
+        &[
+            visual("tiny.toml").to_str().unwrap(),
+            "--layers",
+            "units",
+            "--view",
+            "0",
+            "-60",
+            "60",
+            "60",
+        ],
+    );
+    let profile = Profile::load(&visual("tiny.toml")).unwrap();
+    let sim = convoy::scenario::build(&profile, 1).unwrap();
+    let columns = sim.vehicles().columns();
+    let inside = columns
+        .position()
+        .iter()
+        .zip(columns.shield())
+        .filter(|(position, shield)| position.x + shield.x.max(shield.y) >= 0.0)
+        .count();
+    assert!(
+        0 < inside && inside < columns.position().len(),
+        "the window cuts the scene"
+    );
+    let doc = roxmltree::Document::parse(&svg).unwrap();
+    assert_eq!(elements_of_class(&doc, "unit").len(), inside);
+}
+
+/// Asserts exit code 2 and a single stderr line containing every `needle`.
+fn assert_refused(output: &Output, needles: &[&str]) {
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "stderr: {stderr}");
+    assert_eq!(stderr.trim_end().lines().count(), 1, "one line: {stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    for needle in needles {
+        assert!(stderr.contains(needle), "`{needle}` missing from: {stderr}");
+    }
+}
+
+#[test]
+fn an_unknown_layer_is_refused_with_the_valid_names() {
+    let out = temp_path("never.svg");
+    let output = convoy_bench(&[
+        "render",
+        "--layers",
+        "units,obstacles",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_refused(
+        &output,
+        &[
+            "`obstacles`",
+            "terrain, quadtree, explored, spatial-grid, drive-to, shields, units, path",
+        ],
+    );
+    assert!(!out.exists());
+}
+
+#[test]
+fn bad_render_input_is_refused_with_one_line_naming_it() {
+    let out = temp_path("bad.svg");
+    let out = out.to_str().unwrap();
+    let map = visual("walls.map");
+    let map = map.to_str().unwrap();
+    let tiny = visual("tiny.toml");
+    let tiny = tiny.to_str().unwrap();
+    let missing = temp_path("missing.map");
+    let missing = missing.to_str().unwrap();
+    let cases: [(&[&str], &[&str]); 9] = [
+        (
+            &[tiny, "--view", "5", "0", "-5", "10"],
+            &["--view", "XMIN < XMAX"],
+        ),
+        (
+            &[map, "--path", "4", "2", "14", "1"],
+            &["--path", "start (4, 2) is impassable"],
+        ),
+        (
+            &[map, "--path", "1", "1", "99", "1"],
+            &["--path", "goal (99, 1) is outside the map"],
+        ),
+        (
+            &[map, "--path", "1", "1", "14", "4"],
+            &["--path", "goal (14, 4) is impassable"],
+        ),
+        (&[map, "--tick", "5"], &["--tick", "profiles"]),
+        (&[tiny, "--path", "1", "1", "2", "2"], &["--path", ".map"]),
+        (&[missing], &["missing.map"]),
+        (&["plan.json"], &[".json", "not supported yet"]),
+        (
+            &[tiny, "--layers", "terrain,path"],
+            &["nothing to draw", "terrain, path"],
+        ),
+    ];
+    for (args, needles) in cases {
+        let mut all = vec!["render"];
+        all.extend_from_slice(args);
+        all.extend_from_slice(&["--out", out]);
+        assert_refused(&convoy_bench(&all), needles);
+    }
+}

@@ -1,0 +1,193 @@
+//! The replay player in a real browser: Debian's headless Chromium loads a
+//! small replay with the `#selftest` hook, the page draws its first and last
+//! frames and writes what it drew into the DOM, and `--dump-dom` hands that
+//! back. The test checks that every unit is drawn, that the picture changes
+//! between the frames, and that the page decodes unit 0 where the kernel
+//! put it (the same profile stepped here). `.ci/run` installs Chromium; the
+//! test fails, never skips, without it.
+
+#![allow(clippy::unwrap_used)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use convoy::Profile;
+
+const CHROMIUM: &str = "/usr/bin/chromium";
+/// Longest a headless load may take before the test gives up.
+const BROWSER_TIMEOUT: Duration = Duration::from_secs(120);
+
+fn temp_dir() -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("convoy-replay-browser-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Runs Chromium headless on `url` and returns the DOM it dumped.
+fn dump_dom(url: &str, dir: &Path) -> String {
+    assert!(
+        Path::new(CHROMIUM).exists(),
+        "{CHROMIUM} is missing: the replay browser test needs Debian's chromium \
+         (`apt-get install -y chromium`; .ci/run installs it)"
+    );
+    let profile_dir = dir.join("chromium-profile");
+    std::fs::create_dir_all(&profile_dir).unwrap();
+    let dom_path = dir.join("dom.html");
+    let mut child = Command::new(CHROMIUM)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--disable-quic",
+            "--window-size=900,700",
+            "--virtual-time-budget=10000",
+            "--dump-dom",
+        ])
+        .arg(format!("--user-data-dir={}", profile_dir.display()))
+        .arg(url)
+        .stdin(Stdio::null())
+        .stdout(std::fs::File::create(&dom_path).unwrap())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if started.elapsed() > BROWSER_TIMEOUT {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("chromium did not finish within {BROWSER_TIMEOUT:?}");
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    assert!(status.success(), "chromium exited with {status}");
+    std::fs::read_to_string(dom_path).unwrap()
+}
+
+/// The JSON the page wrote into `<pre id="selftest">`.
+fn selftest_result(dom: &str) -> serde_json::Value {
+    let start_tag = r#"<pre id="selftest">"#;
+    let start = dom
+        .find(start_tag)
+        .unwrap_or_else(|| panic!("no visible selftest element in the DOM: {dom:.2000}"))
+        + start_tag.len();
+    let end = start + dom[start..].find("</pre>").unwrap();
+    serde_json::from_str(&dom[start..end]).unwrap()
+}
+
+#[test]
+fn the_player_draws_every_unit_and_they_move_where_the_kernel_moved_them() {
+    let dir = temp_dir();
+    let html = dir.join("tiny.html");
+    let profile_path = Path::new("tests/visual/tiny.toml");
+    let output = Command::new(env!("CARGO_BIN_EXE_convoy-bench"))
+        .args([
+            "replay",
+            profile_path.to_str().unwrap(),
+            "--ticks",
+            "90",
+            "--every",
+            "3",
+        ])
+        .arg("--out")
+        .arg(&html)
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+
+    let dom = dump_dom(&format!("file://{}#selftest", html.display()), &dir);
+    let result = selftest_result(&dom);
+
+    let profile = Profile::load(profile_path).unwrap();
+    let mut sim = convoy::scenario::build(&profile, 1).unwrap();
+    let units = sim.vehicles().len() as u64;
+    assert_eq!(result["frames"], 31, "spawn state + 90 / 3 frames");
+    assert_eq!(result["drawn"], serde_json::json!([units, units]));
+    assert!(
+        result["painted"][0].as_u64().unwrap() > 0,
+        "the canvas shows something"
+    );
+    assert!(
+        result["changed_pixels"].as_u64().unwrap() > 0,
+        "the picture changes between the first and the last frame"
+    );
+    assert_eq!(result["clicked"], 0, "clicking unit 0 selects it");
+    let unit_panel = result["unit_panel"].as_str().unwrap();
+    let kind_of_unit_zero = {
+        let columns = sim.vehicles().columns();
+        let row = columns
+            .handle_slot()
+            .iter()
+            .position(|&slot| slot == 0)
+            .unwrap();
+        let kind = convoy::VehicleKind::from_u8(columns.kind()[row]).unwrap();
+        serde_json::to_value(kind)
+            .unwrap()
+            .as_str()
+            .unwrap()
+            .to_owned()
+    };
+    let kind_row = format!("kind{kind_of_unit_zero}");
+    for needle in ["handle slot0", &kind_row, "drive-to", "platoon", "speed"] {
+        assert!(
+            unit_panel.contains(needle),
+            "`{needle}` not in the unit panel: {unit_panel}"
+        );
+    }
+    let stage_panel = result["stage_panel"].as_str().unwrap();
+    for stage in [
+        "spatial",
+        "paths",
+        "formations",
+        "steering",
+        "integrate",
+        "separation",
+        "tick",
+    ] {
+        assert!(
+            stage_panel.contains(stage),
+            "`{stage}` not in the stage panel: {stage_panel}"
+        );
+    }
+
+    // Unit 0 is handle slot 0: the first unit spawned.
+    let bounds = sim.config().bounds;
+    let step = f64::from((bounds.max - bounds.min).max_element()) / 65_534.0;
+    let slot_zero = |sim: &convoy::Sim| {
+        let columns = sim.vehicles().columns();
+        let row = columns
+            .handle_slot()
+            .iter()
+            .position(|&slot| slot == 0)
+            .unwrap();
+        columns.position()[row]
+    };
+    let mut expected = vec![slot_zero(&sim)];
+    for _ in 0..90 {
+        sim.step(profile.run.dt);
+    }
+    expected.push(slot_zero(&sim));
+    for (frame, position) in expected.iter().enumerate() {
+        let decoded = &result["unit0"][frame];
+        let (x, y) = (decoded[0].as_f64().unwrap(), decoded[1].as_f64().unwrap());
+        assert!(
+            (x - f64::from(position.x)).abs() <= step && (y - f64::from(position.y)).abs() <= step,
+            "frame {frame}: page has ({x}, {y}), kernel {position}"
+        );
+    }
+    assert!(
+        expected[0].distance(expected[1]) > 1.0,
+        "unit 0 moved in the run"
+    );
+}
