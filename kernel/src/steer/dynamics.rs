@@ -23,7 +23,7 @@
 //! Integration is semi-implicit Euler: speed and heading first, then the
 //! position with the new velocity.
 
-use std::f32::consts::{FRAC_PI_4, PI};
+use std::f32::consts::{FRAC_PI_4, PI, TAU};
 
 use glam::Vec2;
 
@@ -80,11 +80,20 @@ struct Aim {
     heading: f32,
 }
 
-/// `angle` wrapped into `[-π, π)`.
+/// `angle` wrapped into `[-π, π)`. Differences of wrapped angles lie within
+/// one turn of that range, so the common case is a comparison, not `fmod`.
 #[must_use]
 #[inline]
 pub fn wrap_angle(angle: f32) -> f32 {
-    (angle + PI).rem_euclid(2.0 * PI) - PI
+    if (-PI..PI).contains(&angle) {
+        angle
+    } else if (PI..3.0 * PI).contains(&angle) {
+        angle - TAU
+    } else if (-3.0 * PI..-PI).contains(&angle) {
+        angle + TAU
+    } else {
+        (angle + PI).rem_euclid(TAU) - PI
+    }
 }
 
 /// Chooses the aim from the four cases of Force 21 §5.
@@ -117,11 +126,12 @@ fn aim(motion: &Motion, desired: Vec2, final_heading: f32, limits: &Limits) -> A
     let reverse_top = limits.max_speed * REVERSE_SPEED_FRACTION;
     if goal_ahead {
         // Cases 1 and 4: forward, slowing for sharp turns.
-        let off = wrap_angle(want_heading - motion.heading);
-        let speed = if handling.turns_in_place && off.abs() > TURN_FIRST_ANGLE {
+        // The cosine of the angle off the heading, without trigonometry.
+        let cos_off = desired.dot(forward) / want_speed;
+        let speed = if handling.turns_in_place && cos_off < TURN_FIRST_ANGLE.cos() {
             0.0
         } else {
-            want_speed * off.cos().max(0.0)
+            want_speed * cos_off.max(0.0)
         };
         return Aim {
             speed,
@@ -181,7 +191,13 @@ pub fn drive(
     }
     let turn = wrap_angle(aim.heading - motion.heading).clamp(-yaw_limit * dt, yaw_limit * dt);
     let heading = wrap_angle(motion.heading + turn);
-    let velocity = Vec2::from_angle(heading) * new_speed;
+    // Cruising straight (the common case) keeps the direction it has.
+    let direction = if turn == 0.0 {
+        forward
+    } else {
+        Vec2::from_angle(heading)
+    };
+    let velocity = direction * new_speed;
     Motion {
         position: motion.position + velocity * dt,
         velocity,
