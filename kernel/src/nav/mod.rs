@@ -15,14 +15,23 @@
 //!   budget, carrying unfinished requests to the next tick). It still answers
 //!   with the straight line of the open field; wiring it to the planners is
 //!   the `paths` stage's job.
+//! - [`polygon`]: polygon maps (containers, obstacles, swamps, roads,
+//!   bridges) with the JSON and Polyanya `.mesh` loaders.
+//! - [`clearance`]: free space for a vehicle radius (`i_overlay` unions,
+//!   differences and offsets).
+//! - [`visgraph`]: the Force 21 visibility graph, its search with start and
+//!   goal insertion, bridges per faction and bridge traffic.
 
 pub mod astar;
 pub mod batch;
+pub mod clearance;
 pub mod grid;
 pub mod movingai;
+pub mod polygon;
 pub mod quadtree;
 pub mod queue;
 pub mod regions;
+pub mod visgraph;
 
 pub use astar::{BoundedPath, GridPlanner, Path, PathError};
 pub use batch::{BatchPlanner, GridAnswer, GridQuery, plan_batch};
@@ -34,3 +43,7 @@ pub use movingai::{
 pub use quadtree::{Leaf, QuadPath, QuadPlanner, Quadtree, QuadtreeError, supercover};
 pub use queue::{PathQueue, PathRequest, ServeStats};
 pub use regions::RegionLabels;
+pub use visgraph::{
+    BridgeTraffic, FactionId, GraphConfig, NavError, PathCost, PolygonNavigator, QueryOptions,
+    SearchAlgorithm, StartInsertion, VisGraph, VisSearch,
+};
