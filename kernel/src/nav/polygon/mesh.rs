@@ -141,6 +141,9 @@ pub fn parse_mesh(text: &str) -> Result<PolygonMap, MeshParseError> {
         if fields.len() < 3 {
             return Err(malformed(line, text, "a vertex line `x y n p1 … pn`"));
         }
+        if !(fields[0].is_finite() && fields[1].is_finite()) {
+            return Err(malformed(line, text, "finite vertex coordinates"));
+        }
         vertices.push(DVec2::new(fields[0], fields[1]));
     }
     let mut polygons = Vec::with_capacity(polygon_count);

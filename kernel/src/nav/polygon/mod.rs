@@ -151,8 +151,9 @@ impl PolygonMap {
         }
         for (i, ring) in self.containers.iter().enumerate() {
             let element = format!("containers[{i}]");
-            check_ring(&element, ring)?;
+            check_finite(&element, ring)?;
             check_simple(&element, ring)?;
+            check_ring(&element, ring)?;
         }
         for (i, ring) in self.obstacles.iter().enumerate() {
             check_ring(&format!("obstacles[{i}]"), ring)?;
