@@ -54,7 +54,7 @@ fn repeated_queries_on_a_warm_context_allocate_nothing() {
         (SearchAlgorithm::Dijkstra, StartInsertion::Exact),
         (SearchAlgorithm::AStar, StartInsertion::FirstLastHit),
     ];
-    let mut run = |search: &mut VisSearch, out: &mut Vec<Vec2>| {
+    let run = |search: &mut VisSearch, out: &mut Vec<Vec2>| {
         let mut total = 0.0;
         for (algorithm, insertion) in modes {
             for pair in points.windows(2) {
