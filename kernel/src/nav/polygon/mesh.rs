@@ -249,7 +249,7 @@ fn boundary_map(vertices: &[DVec2], polygons: &[Vec<usize>]) -> Result<PolygonMa
 /// closes; `None` when that edge was already used by an earlier loop. At a
 /// vertex with several unused outgoing edges, takes the first one clockwise
 /// from the way back, so loops touching at a vertex stay separate.
-fn trace_loop(
+pub(super) fn trace_loop(
     vertices: &[DVec2],
     outgoing: &mut HashMap<usize, Vec<usize>>,
     first: usize,

@@ -7,14 +7,18 @@
 //! A [`PolygonMap`] is plain data; [`PolygonMap::validate`] checks it once at
 //! the boundary and names the bad element in a [`PolygonMapError`]. Loaders:
 //! [`json`] (the documented JSON format) and [`mesh`] (Polyanya's `.mesh`
-//! version 2, whose boundary edges become containers and obstacles).
+//! version 2, whose boundary edges become containers and obstacles); and
+//! [`grid`] traces a Moving AI grid's passable cells into free-space
+//! contours directly.
 
+pub mod grid;
 pub mod json;
 pub mod mesh;
 
 use glam::DVec2;
 use thiserror::Error;
 
+pub use grid::trace_grid;
 pub use json::{PolygonFileError, load_polygon_map, parse_polygon_map};
 pub use mesh::{MeshError, MeshParseError, load_mesh, parse_mesh};
 

@@ -36,8 +36,8 @@ use thiserror::Error;
 
 use self::boundary::{Boundary, EdgeStamps};
 use self::swamps::Swamps;
-use super::clearance::{ClearanceError, free_space};
-use super::polygon::{PolygonMap, PolygonMapError};
+use super::clearance::{ClearanceError, FreeSpace, free_space};
+use super::polygon::{PolygonMap, PolygonMapError, Swamp};
 
 pub use file::GraphFileError;
 pub use navigator::{
@@ -116,23 +116,37 @@ impl VisGraph {
         if !(config.road_cost_factor.is_finite() && config.road_cost_factor > 0.0) {
             return Err(BuildError::BadRoadFactor(config.road_cost_factor));
         }
-        let boundary = Boundary::new(free_space(map, config.clearance)?);
+        let space = free_space(map, config.clearance)?;
+        Ok(Self::build_on(space, &map.swamps, &map.roads, config))
+    }
+
+    /// Builds the graph over a free space made elsewhere (e.g. a traced
+    /// grid, [`trace_grid`](crate::nav::polygon::trace_grid)); `swamps` and
+    /// `roads` as in a [`PolygonMap`] (assumed valid), `config.clearance`
+    /// is not applied again.
+    #[must_use]
+    pub fn build_on(
+        space: FreeSpace,
+        swamps: &[Swamp],
+        roads: &[Vec<DVec2>],
+        config: GraphConfig,
+    ) -> Self {
         let mut graph = Self {
-            boundary,
-            swamps: Swamps::new(map.swamps.clone()),
+            boundary: Boundary::new(space),
+            swamps: Swamps::new(swamps.to_vec()),
             config,
             ..Self::default()
         };
         graph.add_corner_nodes();
-        for swamp in &map.swamps {
+        for swamp in swamps {
             for &p in &swamp.ring {
                 graph.add_free_node(p);
             }
         }
-        let road_pairs = graph.add_road_nodes(&map.roads);
+        let road_pairs = graph.add_road_nodes(roads);
         let rows = graph.build_rows();
         graph.fill_edges(&rows, &road_pairs);
-        Ok(graph)
+        graph
     }
 
     fn add_corner_nodes(&mut self) {
