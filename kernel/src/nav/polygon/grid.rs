@@ -131,3 +131,36 @@ fn piece_labels(grid: &CostGrid) -> Vec<u32> {
     }
     label
 }
+
+/// Whether segment `pq` passes through the inside of a blocked cell of
+/// `grid` (running along a blocked cell's side or through its corner does
+/// not count): the validity test of an any-angle path on a grid.
+#[must_use]
+pub fn crosses_blocked_cell(grid: &CostGrid, p: DVec2, q: DVec2) -> bool {
+    let (lo, hi) = (p.min(q).floor().max(DVec2::ZERO), p.max(q).floor());
+    let (x1, y1) = (hi.x.min(f64::from(grid.width()) - 1.0), hi.y.min(f64::from(grid.height()) - 1.0));
+    (lo.y as u32..=y1 as u32).any(|y| {
+        (lo.x as u32..=x1 as u32).any(|x| !grid.passable(Cell::new(x, y)) && meets_open_cell(p, q, x, y))
+    })
+}
+
+/// Whether segment `pq` meets the open unit square of cell `(x, y)`
+/// (Liang–Barsky clipping).
+fn meets_open_cell(p: DVec2, q: DVec2, x: u32, y: u32) -> bool {
+    let lo = DVec2::new(f64::from(x), f64::from(y));
+    let hi = lo + DVec2::ONE;
+    let d = q - p;
+    let (mut t0, mut t1) = (0.0f64, 1.0f64);
+    for axis in 0..2 {
+        if d[axis] == 0.0 {
+            if p[axis] <= lo[axis] || p[axis] >= hi[axis] {
+                return false;
+            }
+        } else {
+            let (a, b) = ((lo[axis] - p[axis]) / d[axis], (hi[axis] - p[axis]) / d[axis]);
+            t0 = t0.max(a.min(b));
+            t1 = t1.min(a.max(b));
+        }
+    }
+    t1 - t0 > 1e-9
+}

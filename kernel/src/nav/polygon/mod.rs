@@ -18,7 +18,7 @@ pub mod mesh;
 use glam::DVec2;
 use thiserror::Error;
 
-pub use grid::trace_grid;
+pub use grid::{crosses_blocked_cell, trace_grid};
 pub use json::{PolygonFileError, load_polygon_map, parse_polygon_map};
 pub use mesh::{MeshError, MeshParseError, load_mesh, parse_mesh};
 
