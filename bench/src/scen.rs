@@ -16,8 +16,8 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use clap::{Args, ValueEnum};
-use convoy::nav::movingai::{Scenario, check_scenarios, load_map, load_scen};
 use convoy::glam::{DVec2, Vec2};
+use convoy::nav::movingai::{Scenario, check_scenarios, load_map, load_scen};
 use convoy::nav::polygon::{crosses_blocked_cell, trace_grid};
 use convoy::nav::quadtree::{QuadPlanner, Quadtree, supercover};
 use convoy::nav::visgraph::{FactionId, GraphConfig, PolygonNavigator, VisGraph, VisSearch};

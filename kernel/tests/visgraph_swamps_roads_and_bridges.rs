@@ -354,3 +354,29 @@ fn a_start_inside_an_obstacle_moves_to_the_nearest_free_point() {
     );
     assert!(start.x <= 40.0, "on the free side");
 }
+
+#[test]
+fn the_shipped_example_map_loads_and_uses_its_road_and_bridge() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../profiles/maps/river_crossing.json"
+    );
+    let map = convoy::nav::polygon::load_polygon_map(path).expect("the example map is valid");
+    let nav = PolygonNavigator::build(
+        &map,
+        GraphConfig {
+            clearance: 2.0,
+            ..GraphConfig::default()
+        },
+        1,
+    )
+    .expect("builds");
+    let mut search = VisSearch::new(&nav);
+    plan(&nav, v(100.0, 160.0), v(900.0, 160.0), 0, &mut search).expect("over the bridge");
+    assert_eq!(search.bridges_crossed(), [1]);
+    assert!(
+        search.route().contains(&v(300.0, 150.0)),
+        "follows the road: {:?}",
+        search.route()
+    );
+}

@@ -138,9 +138,13 @@ fn piece_labels(grid: &CostGrid) -> Vec<u32> {
 #[must_use]
 pub fn crosses_blocked_cell(grid: &CostGrid, p: DVec2, q: DVec2) -> bool {
     let (lo, hi) = (p.min(q).floor().max(DVec2::ZERO), p.max(q).floor());
-    let (x1, y1) = (hi.x.min(f64::from(grid.width()) - 1.0), hi.y.min(f64::from(grid.height()) - 1.0));
+    let (x1, y1) = (
+        hi.x.min(f64::from(grid.width()) - 1.0),
+        hi.y.min(f64::from(grid.height()) - 1.0),
+    );
     (lo.y as u32..=y1 as u32).any(|y| {
-        (lo.x as u32..=x1 as u32).any(|x| !grid.passable(Cell::new(x, y)) && meets_open_cell(p, q, x, y))
+        (lo.x as u32..=x1 as u32)
+            .any(|x| !grid.passable(Cell::new(x, y)) && meets_open_cell(p, q, x, y))
     })
 }
 
@@ -157,7 +161,10 @@ fn meets_open_cell(p: DVec2, q: DVec2, x: u32, y: u32) -> bool {
                 return false;
             }
         } else {
-            let (a, b) = ((lo[axis] - p[axis]) / d[axis], (hi[axis] - p[axis]) / d[axis]);
+            let (a, b) = (
+                (lo[axis] - p[axis]) / d[axis],
+                (hi[axis] - p[axis]) / d[axis],
+            );
             t0 = t0.max(a.min(b));
             t1 = t1.min(a.max(b));
         }

@@ -325,9 +325,14 @@ impl PolygonNavigator {
             .collect();
         for other in others {
             let q = self.position(other);
+            if q == p {
+                // A road's end at the bridge: joined for free.
+                self.link(end, other, 0.0);
+                continue;
+            }
             let tangent =
                 (other as usize) >= self.graph.node_count() || self.graph.may_connect(other, p);
-            if tangent && q != p && self.graph.boundary().visible(p, q, &mut stamps) {
+            if tangent && self.graph.boundary().visible(p, q, &mut stamps) {
                 let cost = self.graph.swamps().segment_cost(p, q, &mut cuts);
                 self.link(end, other, cost);
             }

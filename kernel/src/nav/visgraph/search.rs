@@ -172,6 +172,30 @@ impl VisSearch {
         self.sift_down(at);
     }
 
+    /// Appends `node` to the open list without ordering it; call
+    /// [`heapify`](Self::heapify) before the next pop. Only for nodes not
+    /// yet seen this query.
+    fn offer_unordered(&mut self, node: u32, g: f64, f: f64, parent: u32, flags: u8) {
+        let slot = self.heap.len() as u32;
+        let state = self.state(node);
+        state.g = g;
+        state.parent = parent;
+        state.flags = flags;
+        state.slot = slot;
+        self.heap.push(Entry {
+            f: f.to_bits(),
+            g: g.to_bits(),
+            node,
+        });
+    }
+
+    /// Restores the heap order in O(n) (bottom-up).
+    fn heapify(&mut self) {
+        for pos in (0..self.heap.len() / 2).rev() {
+            self.sift_down(pos);
+        }
+    }
+
     fn place(&mut self, pos: usize, entry: Entry) {
         self.heap[pos] = entry;
         self.nodes[entry.node as usize].slot = pos as u32;
@@ -363,7 +387,7 @@ impl PolygonNavigator {
     }
 
     /// Queues every node that may be the first bend, at its straight-line
-    /// distance, unverified.
+    /// distance, unverified (one O(n) heapify rather than n pushes).
     fn seed_exact(&self, q: &Query, search: &mut VisSearch) {
         for node in 0..q.start_id {
             if !self.usable(q.faction, node) {
@@ -374,14 +398,10 @@ impl PolygonNavigator {
                 continue;
             }
             let g = q.start.distance(p);
-            search.offer(
-                node,
-                g,
-                g + q.h_factor * p.distance(q.goal),
-                q.start_id,
-                UNVERIFIED,
-            );
+            let f = g + q.h_factor * p.distance(q.goal);
+            search.offer_unordered(node, g, f, q.start_id, UNVERIFIED);
         }
+        search.heapify();
     }
 
     /// The search loop; returns the nodes expanded.
