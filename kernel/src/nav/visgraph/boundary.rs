@@ -78,17 +78,12 @@ impl EdgeGrid {
             let x0 = self.origin.x + c as f64 * self.cell;
             let lo = if c == c0 { a.x } else { x0 };
             let hi = if c == c1 { b.x } else { x0 + self.cell };
-            let y_at = |x: f64| {
-                if b.x == a.x {
-                    a.y
-                } else {
-                    a.y + (b.y - a.y) * ((x - a.x) / (b.x - a.x))
-                }
+            let (y_lo, y_hi) = if b.x == a.x {
+                (a.y, b.y)
+            } else {
+                let slope = (b.y - a.y) / (b.x - a.x);
+                (a.y + slope * (lo - a.x), a.y + slope * (hi - a.x))
             };
-            let (mut y_lo, mut y_hi) = (y_at(lo), y_at(hi));
-            if b.x == a.x {
-                (y_lo, y_hi) = (a.y, b.y);
-            }
             let (y_lo, y_hi) = (y_lo.min(y_hi) - pad, y_lo.max(y_hi) + pad);
             for r in self.row(y_lo)..=self.row(y_hi) {
                 if !visit(r * self.cols + c) {

@@ -80,6 +80,9 @@ pub enum BuildError {
     /// The road factor is not positive and finite.
     #[error("road cost factor must be finite and greater than 0, was {0}")]
     BadRoadFactor(f64),
+    /// A bridge of the map could not be added.
+    #[error(transparent)]
+    Bridge(#[from] BridgeError),
 }
 
 /// A built visibility graph over a map's free space.

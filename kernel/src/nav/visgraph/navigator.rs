@@ -158,11 +158,7 @@ impl PolygonNavigator {
         let mut nav = Self::from_graph(graph, factions);
         let everyone: Vec<FactionId> = (0..factions).map(FactionId).collect();
         for bridge in &map.bridges {
-            nav.add_bridge(*bridge, &everyone).map_err(|_| {
-                BuildError::Map(crate::nav::polygon::PolygonMapError::DuplicateBridge {
-                    id: bridge.id,
-                })
-            })?;
+            nav.add_bridge(*bridge, &everyone)?;
         }
         Ok(nav)
     }

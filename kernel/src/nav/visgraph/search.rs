@@ -513,7 +513,8 @@ impl PolygonNavigator {
                 .exits
                 .iter()
                 .enumerate()
-                .find_map(|(k, e)| e.filter(|e| e.node == node).map(|e| (k, e)))?;
+                .filter_map(|(k, e)| e.filter(|e| e.node == node).map(|e| (k, e)))
+                .min_by(|a, b| a.1.cost.total_cmp(&b.1.cost))?;
             let cost = g + exit.cost;
             if cost < best_goal {
                 search.goal_exit = k;
