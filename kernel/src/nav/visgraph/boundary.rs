@@ -142,7 +142,7 @@ impl Boundary {
             |(lo, hi), &p| (lo.min(p), hi.max(p)),
         );
         let extent = (max - min).max(DVec2::splat(1e-9));
-        let cell = (extent.x * extent.y / (n.max(1) as f64 / 2.0))
+        let cell = (extent.x * extent.y / (n.max(1) as f64 * 2.0))
             .sqrt()
             .max(extent.max_element() / 1024.0);
         let cols = ((extent.x / cell).ceil() as usize).clamp(1, 1024);
