@@ -280,6 +280,41 @@ fn scen_with_the_quadtree_backend_finds_only_valid_paths() {
 }
 
 #[test]
+fn scen_with_the_visgraph_backend_is_never_longer_than_octile_and_always_valid() {
+    let json = temp_path("scen-visgraph.json");
+    let csv = temp_path("scen-visgraph.csv");
+    let output = convoy_bench(&[
+        "scen",
+        &movingai("arena2.map"),
+        &movingai("arena2.map.scen"),
+        "--backend",
+        "visgraph",
+        "--json",
+        json.to_str().unwrap(),
+        "--csv",
+        csv.to_str().unwrap(),
+    ]);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(summary["backend"], "visgraph");
+    assert_eq!(summary["mismatches"], 0, "no path longer than octile");
+    assert_eq!(summary["invalid"], 0);
+    assert_eq!(summary["unreachable"], 0);
+    let ratio = summary["length_ratio_mean"].as_f64().unwrap();
+    assert!(
+        ratio < 1.0,
+        "any-angle paths are shorter on average, ratio {ratio}"
+    );
+    let rows = std::fs::read_to_string(&csv).unwrap().lines().count();
+    assert_eq!(rows as u64, summary["queries"].as_u64().unwrap() + 1);
+}
+
+#[test]
 fn scen_refuses_a_malformed_map_and_a_scenario_for_another_map() {
     let bad_map = temp_path("bad.map");
     std::fs::write(&bad_map, "type octile\nheight 2\nwidth 2\nmap\n..\n.X\n").unwrap();

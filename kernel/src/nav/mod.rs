@@ -16,15 +16,24 @@
 //!   routes ([`Routes`]): string-pulled corners of the A* path.
 //! - [`service`]: the `paths` stage: time-sliced, batched planning of the
 //!   queue on the map, route following, the bad-position check.
+//! - [`polygon`]: polygon maps (containers, obstacles, swamps, roads,
+//!   bridges) with the JSON and Polyanya `.mesh` loaders.
+//! - [`clearance`]: free space for a vehicle radius (`i_overlay` unions,
+//!   differences and offsets).
+//! - [`visgraph`]: the Force 21 visibility graph, its search with start and
+//!   goal insertion, bridges per faction and bridge traffic.
 
 pub mod astar;
 pub mod batch;
+pub mod clearance;
 pub mod grid;
 pub mod movingai;
+pub mod polygon;
 pub mod quadtree;
 pub mod queue;
 pub mod regions;
 pub mod service;
+pub mod visgraph;
 pub mod world;
 
 pub use astar::{BoundedPath, GridPlanner, Path, PathError};
@@ -38,4 +47,8 @@ pub use quadtree::{Leaf, QuadPath, QuadPlanner, Quadtree, QuadtreeError, superco
 pub use queue::{PathQueue, PathRequest};
 pub use regions::RegionLabels;
 pub use service::{PathService, ServeStats};
+pub use visgraph::{
+    BridgeTraffic, FactionId, GraphConfig, NavError, PathCost, PolygonNavigator, QueryOptions,
+    SearchAlgorithm, StartInsertion, VisGraph, VisSearch,
+};
 pub use world::{ROUTE_POINTS, Routes, WorldMap};

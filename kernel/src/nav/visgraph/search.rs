@@ -1,0 +1,732 @@
+//! Path queries over the visibility graph: the direct-line check, start and
+//! goal insertion, Dijkstra or A*, and the kink-culling pass of the seed
+//! paper (section 3, "Our heuristic").
+//!
+//! # Exact insertion (the default)
+//! The start is joined *lazily* to every node that may be a first bend
+//! (every bridge node, and every corner whose tangent passes through the
+//! start): each is queued with the straight-line distance, a lower bound of
+//! its true cost, and its visibility is checked only when it is popped. If
+//! the line is blocked, or crosses a swamp, the node's cost is recomputed
+//! from the start and its already-closed neighbours and it is queued again
+//! (the update of Nash et al.'s Lazy Theta*). The goal is joined from each
+//! closed node that may see it, only when that could improve the best goal
+//! cost found so far — with A* that is rarely more than a handful of
+//! visibility queries. The result is the cheapest path in the graph with
+//! start and goal inserted, as if every visibility edge had been built.
+//!
+//! # Determinism and memory
+//! The open list is an indexed binary heap keyed by (f, larger g, lower
+//! node); a [`VisSearch`] holds per-node state with generation stamps, so a
+//! query allocates nothing once the context has grown to the graph.
+
+use glam::{DVec2, Vec2};
+
+use super::NO_VERTEX;
+use super::boundary::EdgeStamps;
+use super::navigator::{
+    NavError, PathCost, PolygonNavigator, QueryOptions, SearchAlgorithm, StartInsertion,
+};
+
+const NOT_OPEN: u32 = u32::MAX;
+const NO_PARENT: u32 = u32::MAX;
+const CLOSED: u8 = 1;
+const UNVERIFIED: u8 = 2;
+
+#[derive(Clone, Copy, Debug, Default)]
+struct NodeState {
+    g: f64,
+    parent: u32,
+    stamp: u32,
+    slot: u32,
+    flags: u8,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Entry {
+    f: u64,
+    g: u64,
+    node: u32,
+}
+
+impl Entry {
+    #[inline]
+    fn before(&self, other: &Self) -> bool {
+        (self.f, !self.g, self.node) < (other.f, !other.g, other.node)
+    }
+}
+
+/// Where a Force 21 heuristic endpoint joins the graph: a corner node
+/// reached by walking the boundary from the hit point.
+#[derive(Clone, Copy, Debug, Default)]
+struct Junction {
+    node: u32,
+    /// The boundary vertex the walk started from (an end of the hit edge).
+    from_vertex: u32,
+    forward: bool,
+    /// The hit point.
+    hit: DVec2,
+    /// Cost from the outer point (start or goal) through the walk.
+    cost: f64,
+}
+
+/// A reusable search context (one per thread).
+#[derive(Clone, Debug, Default)]
+pub struct VisSearch {
+    nodes: Vec<NodeState>,
+    heap: Vec<Entry>,
+    generation: u32,
+    stamps: EdgeStamps,
+    cuts: Vec<f64>,
+    route: Vec<DVec2>,
+    route_costs: Vec<f64>,
+    walk: Vec<DVec2>,
+    bridges: Vec<u32>,
+    /// Heuristic mode: where the goal side joins, and which one the goal
+    /// came through.
+    exits: [Option<Junction>; 2],
+    entries: [Option<Junction>; 2],
+    goal_exit: usize,
+}
+
+/// The query being answered.
+struct Query {
+    start: DVec2,
+    goal: DVec2,
+    faction: usize,
+    start_id: u32,
+    goal_id: u32,
+    h_factor: f64,
+}
+
+impl VisSearch {
+    /// A context for `nav` (it grows itself if the graph grows).
+    #[must_use]
+    pub fn new(nav: &PolygonNavigator) -> Self {
+        let mut search = Self::default();
+        search.begin(nav.total_nodes() + 2);
+        search
+    }
+
+    /// The last path found, in full precision (what `out` holds as `f32`).
+    #[must_use]
+    pub fn route(&self) -> &[DVec2] {
+        &self.route
+    }
+
+    /// Bridges crossed by the last path found, in order (by id).
+    #[must_use]
+    pub fn bridges_crossed(&self) -> &[u32] {
+        &self.bridges
+    }
+
+    fn begin(&mut self, nodes: usize) {
+        if self.nodes.len() < nodes {
+            self.nodes.resize(nodes, NodeState::default());
+        }
+        self.heap.clear();
+        self.generation = self.generation.wrapping_add(1);
+        if self.generation == 0 {
+            self.nodes.fill(NodeState::default());
+            self.generation = 1;
+        }
+    }
+
+    #[inline]
+    fn state(&mut self, node: u32) -> &mut NodeState {
+        let generation = self.generation;
+        let s = &mut self.nodes[node as usize];
+        if s.stamp != generation {
+            *s = NodeState {
+                g: f64::INFINITY,
+                parent: NO_PARENT,
+                stamp: generation,
+                slot: NOT_OPEN,
+                flags: 0,
+            };
+        }
+        s
+    }
+
+    /// Sets `node`'s cost and parent and queues it with key `f`.
+    fn offer(&mut self, node: u32, g: f64, f: f64, parent: u32, flags: u8) {
+        let state = self.state(node);
+        state.g = g;
+        state.parent = parent;
+        state.flags = flags;
+        let slot = state.slot;
+        let entry = Entry {
+            f: f.to_bits(),
+            g: g.to_bits(),
+            node,
+        };
+        let pos = if slot == NOT_OPEN {
+            self.heap.push(entry);
+            self.heap.len() - 1
+        } else {
+            self.heap[slot as usize] = entry;
+            slot as usize
+        };
+        self.sift_up(pos);
+        let at = self.nodes[node as usize].slot as usize;
+        self.sift_down(at);
+    }
+
+    /// Appends `node` to the open list without ordering it; call
+    /// [`heapify`](Self::heapify) before the next pop. Only for nodes not
+    /// yet seen this query.
+    fn offer_unordered(&mut self, node: u32, g: f64, f: f64, parent: u32, flags: u8) {
+        let slot = self.heap.len() as u32;
+        let state = self.state(node);
+        state.g = g;
+        state.parent = parent;
+        state.flags = flags;
+        state.slot = slot;
+        self.heap.push(Entry {
+            f: f.to_bits(),
+            g: g.to_bits(),
+            node,
+        });
+    }
+
+    /// Restores the heap order in O(n) (bottom-up).
+    fn heapify(&mut self) {
+        for pos in (0..self.heap.len() / 2).rev() {
+            self.sift_down(pos);
+        }
+    }
+
+    fn place(&mut self, pos: usize, entry: Entry) {
+        self.heap[pos] = entry;
+        self.nodes[entry.node as usize].slot = pos as u32;
+    }
+
+    fn sift_up(&mut self, mut pos: usize) {
+        let entry = self.heap[pos];
+        while pos > 0 {
+            let parent = (pos - 1) / 2;
+            if !entry.before(&self.heap[parent]) {
+                break;
+            }
+            self.place(pos, self.heap[parent]);
+            pos = parent;
+        }
+        self.place(pos, entry);
+    }
+
+    fn sift_down(&mut self, mut pos: usize) {
+        let entry = self.heap[pos];
+        let len = self.heap.len();
+        loop {
+            let left = 2 * pos + 1;
+            if left >= len {
+                break;
+            }
+            let right = left + 1;
+            let child = if right < len && self.heap[right].before(&self.heap[left]) {
+                right
+            } else {
+                left
+            };
+            if !self.heap[child].before(&entry) {
+                break;
+            }
+            self.place(pos, self.heap[child]);
+            pos = child;
+        }
+        self.place(pos, entry);
+    }
+
+    fn pop(&mut self) -> Option<u32> {
+        let top = *self.heap.first()?;
+        let last = self.heap.pop()?;
+        if !self.heap.is_empty() {
+            self.place(0, last);
+            self.sift_down(0);
+        }
+        self.nodes[top.node as usize].slot = NOT_OPEN;
+        Some(top.node)
+    }
+}
+
+impl PolygonNavigator {
+    /// The cheapest path from `start` to `goal` for `faction`, with the
+    /// navigator's default [`QueryOptions`]. Waypoints (start and goal
+    /// included, moved out of obstacles if they were in one) go to `out`.
+    ///
+    /// # Errors
+    /// [`NavError`]; `out` is then empty.
+    pub fn find_path(
+        &self,
+        start: Vec2,
+        goal: Vec2,
+        faction: super::FactionId,
+        search: &mut VisSearch,
+        out: &mut Vec<Vec2>,
+    ) -> Result<PathCost, NavError> {
+        self.find_path_with(
+            start.as_dvec2(),
+            goal.as_dvec2(),
+            faction,
+            self.options,
+            search,
+            out,
+        )
+    }
+
+    /// [`find_path`](Self::find_path) in `f64` with explicit options.
+    ///
+    /// # Errors
+    /// [`NavError`]; `out` is then empty.
+    pub fn find_path_with(
+        &self,
+        start: DVec2,
+        goal: DVec2,
+        faction: super::FactionId,
+        options: QueryOptions,
+        search: &mut VisSearch,
+        out: &mut Vec<Vec2>,
+    ) -> Result<PathCost, NavError> {
+        out.clear();
+        search.bridges.clear();
+        for (which, p) in [("start", start), ("goal", goal)] {
+            if !p.is_finite() {
+                return Err(NavError::NotFinite { which });
+            }
+        }
+        let f = usize::from(faction.0);
+        if f >= self.beliefs.len() {
+            return Err(NavError::UnknownFaction {
+                faction: faction.0,
+                factions: self.factions(),
+            });
+        }
+        let boundary = self.graph.boundary();
+        let (Some(s), Some(g)) = (boundary.locate(start), boundary.locate(goal)) else {
+            return Err(NavError::Unreachable);
+        };
+        if self.components[f][s.piece as usize] != self.components[f][g.piece as usize] {
+            return Err(NavError::Unreachable);
+        }
+        let total = self.total_nodes() as u32;
+        search.begin(total as usize + 2);
+        let query = Query {
+            start: s.point,
+            goal: g.point,
+            faction: f,
+            start_id: total,
+            goal_id: total + 1,
+            h_factor: match options.algorithm {
+                SearchAlgorithm::AStar => self.graph.min_cost_factor(),
+                SearchAlgorithm::Dijkstra => 0.0,
+            },
+        };
+        let moved = s.moved || g.moved;
+        let mut cost = self.search(&query, options.insertion, search)?;
+        cost.moved = moved;
+        out.extend(search.route.iter().map(|p| p.as_vec2()));
+        Ok(cost)
+    }
+
+    fn search(
+        &self,
+        q: &Query,
+        insertion: StartInsertion,
+        search: &mut VisSearch,
+    ) -> Result<PathCost, NavError> {
+        let boundary = self.graph.boundary();
+        let direct = boundary.visible(q.start, q.goal, &mut search.stamps);
+        let direct_cost = if direct {
+            self.graph
+                .swamps()
+                .segment_cost(q.start, q.goal, &mut search.cuts)
+        } else {
+            f64::INFINITY
+        };
+        let length = q.start.distance(q.goal);
+        let heuristic = insertion == StartInsertion::FirstLastHit;
+        if direct && (heuristic || (direct_cost == length && !self.graph.has_fast_edges())) {
+            search.route.clear();
+            search.route.extend([q.start, q.goal]);
+            return Ok(PathCost {
+                cost: direct_cost,
+                length,
+                expanded: 0,
+                direct: true,
+                moved: false,
+            });
+        }
+        if heuristic && self.seed_heuristic(q, search) {
+            if let Ok(expanded) = self.run(q, true, search) {
+                self.trace_route(q, true, search);
+                self.cull_kinks(search);
+                return Ok(self.route_cost(expanded, search));
+            }
+            // The hit edges' corners were dead ends of the reduced graph
+            // (corners that are nearly straight): answer exactly instead.
+            search.begin(q.goal_id as usize + 1);
+        }
+        self.seed_exact(q, search);
+        if direct {
+            search.offer(q.goal_id, direct_cost, direct_cost, q.start_id, 0);
+        }
+        let expanded = self.run(q, false, search)?;
+        self.trace_route(q, false, search);
+        Ok(self.route_cost(expanded, search))
+    }
+
+    /// Cost and length of the traced route.
+    fn route_cost(&self, expanded: u32, search: &VisSearch) -> PathCost {
+        PathCost {
+            cost: search.route_costs.iter().sum(),
+            length: search.route.windows(2).map(|w| w[0].distance(w[1])).sum(),
+            expanded,
+            direct: false,
+            moved: false,
+        }
+    }
+
+    /// Queues every node that may be the first bend, at its straight-line
+    /// distance, unverified (one O(n) heapify rather than n pushes).
+    fn seed_exact(&self, q: &Query, search: &mut VisSearch) {
+        for node in 0..q.start_id {
+            if !self.usable(q.faction, node) {
+                continue;
+            }
+            let p = self.position(node);
+            if (node as usize) < self.graph.node_count() && !self.graph.may_connect(node, q.start) {
+                continue;
+            }
+            let g = q.start.distance(p);
+            let f = g + q.h_factor * p.distance(q.goal);
+            search.offer_unordered(node, g, f, q.start_id, UNVERIFIED);
+        }
+        search.heapify();
+    }
+
+    /// The search loop; returns the nodes expanded.
+    fn run(&self, q: &Query, seeded: bool, search: &mut VisSearch) -> Result<u32, NavError> {
+        let mut expanded = 0;
+        let mut best_goal = search.state(q.goal_id).g;
+        while let Some(node) = search.pop() {
+            if node == q.goal_id {
+                return Ok(expanded);
+            }
+            if search.nodes[node as usize].flags & UNVERIFIED != 0 && !self.verify(q, node, search)
+            {
+                continue;
+            }
+            search.nodes[node as usize].flags = CLOSED;
+            expanded += 1;
+            let g = search.nodes[node as usize].g;
+            if let Some(cost) = self.goal_cost(q, node, g, best_goal, seeded, search) {
+                best_goal = cost;
+                search.offer(q.goal_id, cost, cost, node, 0);
+            }
+            self.relax(q, node, g, search);
+        }
+        Err(NavError::Unreachable)
+    }
+
+    /// Relaxes `node`'s graph and bridge edges.
+    fn relax(&self, q: &Query, node: u32, g: f64, search: &mut VisSearch) {
+        let graph_edges = if (node as usize) < self.graph.node_count() {
+            Some(self.graph.neighbours(node))
+        } else {
+            None
+        };
+        let extra = self.extra[node as usize].iter().copied();
+        for (to, w) in graph_edges.into_iter().flatten().chain(extra) {
+            if !self.usable(q.faction, to) {
+                continue;
+            }
+            let state = *search.state(to);
+            let ng = g + w;
+            if state.flags & CLOSED != 0 || ng >= state.g {
+                continue;
+            }
+            let h = q.h_factor * self.position(to).distance(q.goal);
+            search.offer(to, ng, ng + h, node, 0);
+        }
+    }
+
+    /// Checks an unverified start edge to `node`; returns whether `node`
+    /// can be expanded now (else it was re-queued or dropped).
+    fn verify(&self, q: &Query, node: u32, search: &mut VisSearch) -> bool {
+        let p = self.position(node);
+        let popped = search.nodes[node as usize].g;
+        let mut best = f64::INFINITY;
+        let mut parent = NO_PARENT;
+        if self
+            .graph
+            .boundary()
+            .visible(q.start, p, &mut search.stamps)
+        {
+            best = self
+                .graph
+                .swamps()
+                .segment_cost(q.start, p, &mut search.cuts);
+            parent = q.start_id;
+        }
+        let graph_edges = if (node as usize) < self.graph.node_count() {
+            Some(self.graph.neighbours(node))
+        } else {
+            None
+        };
+        for (from, w) in graph_edges
+            .into_iter()
+            .flatten()
+            .chain(self.extra[node as usize].iter().copied())
+        {
+            let state = *search.state(from);
+            if state.flags & CLOSED != 0 && state.g + w < best {
+                best = state.g + w;
+                parent = from;
+            }
+        }
+        let state = search.state(node);
+        state.flags = 0;
+        state.g = best;
+        state.parent = parent;
+        if best == popped {
+            return true;
+        }
+        if best.is_finite() {
+            let h = q.h_factor * p.distance(q.goal);
+            search.offer(node, best, best + h, parent, 0);
+        }
+        false
+    }
+
+    /// The goal's cost through closed `node`, if it beats `best_goal`.
+    fn goal_cost(
+        &self,
+        q: &Query,
+        node: u32,
+        g: f64,
+        best_goal: f64,
+        seeded: bool,
+        search: &mut VisSearch,
+    ) -> Option<f64> {
+        if seeded {
+            let (k, exit) = search
+                .exits
+                .iter()
+                .enumerate()
+                .filter_map(|(k, e)| e.filter(|e| e.node == node).map(|e| (k, e)))
+                .min_by(|a, b| a.1.cost.total_cmp(&b.1.cost))?;
+            let cost = g + exit.cost;
+            if cost < best_goal {
+                search.goal_exit = k;
+                return Some(cost);
+            }
+            return None;
+        }
+        let p = self.position(node);
+        let tangent =
+            (node as usize) >= self.graph.node_count() || self.graph.may_connect(node, q.goal);
+        if !tangent
+            || g + p.distance(q.goal) >= best_goal
+            || !self.graph.boundary().visible(p, q.goal, &mut search.stamps)
+        {
+            return None;
+        }
+        let cost = g + self
+            .graph
+            .swamps()
+            .segment_cost(p, q.goal, &mut search.cuts);
+        (cost < best_goal).then_some(cost)
+    }
+
+    /// Force 21 heuristic insertion: joins the start through the first hit
+    /// of the straight line and the goal through the last; returns `false`
+    /// when that is impossible (then the exact insertion is used).
+    fn seed_heuristic(&self, q: &Query, search: &mut VisSearch) -> bool {
+        let boundary = self.graph.boundary();
+        let Some((e1, h1)) = boundary.first_hit(q.start, q.goal, &mut search.stamps) else {
+            return false;
+        };
+        let Some((e2, h2)) = boundary.first_hit(q.goal, q.start, &mut search.stamps) else {
+            return false;
+        };
+        search.entries =
+            [true, false].map(|fw| self.walk_to_corner(e1, h1, q.start, fw, &mut search.cuts));
+        search.exits =
+            [true, false].map(|fw| self.walk_to_corner(e2, h2, q.goal, fw, &mut search.cuts));
+        if search.entries.iter().all(Option::is_none) || search.exits.iter().all(Option::is_none) {
+            return false;
+        }
+        for entry in search.entries.into_iter().flatten() {
+            if entry.cost < search.state(entry.node).g {
+                let h = q.h_factor * self.position(entry.node).distance(q.goal);
+                search.offer(entry.node, entry.cost, entry.cost + h, q.start_id, 0);
+            }
+        }
+        true
+    }
+
+    /// Walks the boundary from the hit `edge` (at `hit`) to the nearest
+    /// corner node, forward or backward; the cost runs from `outer`.
+    fn walk_to_corner(
+        &self,
+        edge: u32,
+        hit: DVec2,
+        outer: DVec2,
+        forward: bool,
+        cuts: &mut Vec<f64>,
+    ) -> Option<Junction> {
+        let b = self.graph.boundary();
+        let swamps = self.graph.swamps();
+        let from_vertex = if forward { b.next(edge) } else { edge };
+        let mut cost = swamps.segment_cost(outer, hit, cuts)
+            + swamps.segment_cost(hit, b.vertex(from_vertex), cuts);
+        let mut v = from_vertex;
+        for _ in 0..b.edge_count() {
+            let node = self.vertex_node[v as usize];
+            if node != NO_VERTEX {
+                return Some(Junction {
+                    node,
+                    from_vertex,
+                    forward,
+                    hit,
+                    cost,
+                });
+            }
+            let w = if forward { b.next(v) } else { b.prev(v) };
+            cost += swamps.segment_cost(b.vertex(v), b.vertex(w), cuts);
+            v = w;
+        }
+        None
+    }
+
+    /// Boundary points of a heuristic junction's walk, from the hit toward
+    /// the corner (corner excluded), into `search.walk`.
+    fn walk_points(&self, junction: Junction, search: &mut VisSearch) {
+        let b = self.graph.boundary();
+        search.walk.clear();
+        search.walk.push(junction.hit);
+        let mut v = junction.from_vertex;
+        while self.vertex_node[v as usize] != junction.node {
+            search.walk.push(b.vertex(v));
+            v = if junction.forward {
+                b.next(v)
+            } else {
+                b.prev(v)
+            };
+        }
+    }
+
+    /// Pushes `p` onto the reversed route with the cost of reaching the
+    /// previous point from it.
+    fn push_back(&self, p: DVec2, cost: Option<f64>, search: &mut VisSearch) {
+        let last = *search.route.last().unwrap_or(&p);
+        let c = cost.unwrap_or_else(|| self.graph.swamps().segment_cost(p, last, &mut search.cuts));
+        search.route_costs.push(c);
+        search.route.push(p);
+    }
+
+    /// Follows parents from the goal into `search.route` (start first),
+    /// with each segment's cost in `search.route_costs`.
+    fn trace_route(&self, q: &Query, seeded: bool, search: &mut VisSearch) {
+        search.route.clear();
+        search.route_costs.clear();
+        search.bridges.clear();
+        search.route.push(q.goal);
+        let goal = *search.state(q.goal_id);
+        let mut node = goal.parent;
+        if seeded {
+            if let Some(exit) = search.exits[search.goal_exit] {
+                self.walk_points(exit, search);
+                for i in 0..search.walk.len() {
+                    self.push_back(search.walk[i], None, search);
+                }
+            }
+            self.push_back(self.position(node), None, search);
+        } else if node == q.start_id {
+            self.push_back(q.start, Some(goal.g), search);
+        } else {
+            let g = search.state(node).g;
+            self.push_back(self.position(node), Some(goal.g - g), search);
+        }
+        while node != q.start_id {
+            if let Some(id) = self.bridge_of(node)
+                && search.bridges.last() != Some(&id)
+            {
+                search.bridges.push(id);
+            }
+            let state = *search.state(node);
+            if state.parent == q.start_id {
+                self.trace_entry(q, node, state.g, seeded, search);
+            } else {
+                let parent_g = search.state(state.parent).g;
+                self.push_back(
+                    self.position(state.parent),
+                    Some(state.g - parent_g),
+                    search,
+                );
+            }
+            node = state.parent;
+        }
+        search.route.reverse();
+        search.route_costs.reverse();
+        search.bridges.reverse();
+    }
+
+    /// The route's first part: the start (and, in heuristic mode, the walk
+    /// from the first hit to the entry corner `node`).
+    fn trace_entry(&self, q: &Query, node: u32, g: f64, seeded: bool, search: &mut VisSearch) {
+        let entry = search
+            .entries
+            .into_iter()
+            .flatten()
+            .filter(|e| seeded && e.node == node)
+            .min_by(|a, b| a.cost.total_cmp(&b.cost));
+        match entry {
+            Some(entry) => {
+                self.walk_points(entry, search);
+                for i in (0..search.walk.len()).rev() {
+                    self.push_back(search.walk[i], None, search);
+                }
+                self.push_back(q.start, None, search);
+            }
+            None => self.push_back(q.start, Some(g), search),
+        }
+    }
+
+    /// The seed paper's kink culling: while the start sees the path's
+    /// second point (at no higher cost), the first is dropped; the same from
+    /// the goal's end.
+    fn cull_kinks(&self, search: &mut VisSearch) {
+        let boundary = self.graph.boundary();
+        let swamps = self.graph.swamps();
+        while search.route.len() > 2 {
+            let (a, c) = (search.route[0], search.route[2]);
+            let replaced = search.route_costs[0] + search.route_costs[1];
+            if !boundary.visible(a, c, &mut search.stamps) {
+                break;
+            }
+            let cost = swamps.segment_cost(a, c, &mut search.cuts);
+            if cost > replaced {
+                break;
+            }
+            search.route.remove(1);
+            search.route_costs.remove(1);
+            search.route_costs[0] = cost;
+        }
+        while search.route.len() > 2 {
+            let n = search.route.len();
+            let (a, c) = (search.route[n - 3], search.route[n - 1]);
+            let replaced = search.route_costs[n - 3] + search.route_costs[n - 2];
+            if !boundary.visible(a, c, &mut search.stamps) {
+                break;
+            }
+            let cost = swamps.segment_cost(a, c, &mut search.cuts);
+            if cost > replaced {
+                break;
+            }
+            search.route.remove(n - 2);
+            search.route_costs.remove(n - 2);
+            search.route_costs[n - 3] = cost;
+        }
+    }
+}

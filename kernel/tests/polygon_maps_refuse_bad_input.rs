@@ -1,0 +1,175 @@
+//! Bad polygon maps, meshes and graph blobs are refused with typed errors
+//! that name the element, line or section — never a panic.
+
+use convoy::glam::DVec2;
+use convoy::nav::polygon::{
+    MeshError, MeshParseError, PolygonFileError, PolygonMap, PolygonMapError, load_mesh,
+    load_polygon_map, parse_mesh, parse_polygon_map,
+};
+use convoy::nav::visgraph::{GraphConfig, GraphFileError, VisGraph};
+
+fn invalid(text: &str) -> PolygonMapError {
+    match parse_polygon_map(text) {
+        Err(PolygonFileError::Invalid { source, .. }) => source,
+        other => panic!("expected an invalid map, got {other:?}"),
+    }
+}
+
+const SQUARE: &str = "[[0,0],[10,0],[10,10],[0,10],[0,0]]";
+
+#[test]
+fn an_unclosed_ring_is_named() {
+    let err = invalid(&format!(
+        r#"{{"containers": [{SQUARE}], "obstacles": [{SQUARE}, [[1,1],[2,1],[2,2]]]}}"#
+    ));
+    assert!(
+        matches!(&err, PolygonMapError::Unclosed { element, .. } if element == "obstacles[1]"),
+        "{err}"
+    );
+    assert!(err.to_string().contains("obstacles[1]"));
+}
+
+#[test]
+fn a_self_intersecting_container_is_named() {
+    let err = invalid(r#"{"containers": [[[0,0],[10,10],[10,0],[0,10],[0,0]]]}"#);
+    assert!(
+        matches!(&err, PolygonMapError::SelfIntersecting { element, first: 0, second: 2 } if element == "containers[0]"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_bridge_end_outside_every_container_is_named() {
+    let err = invalid(&format!(
+        r#"{{"containers": [{SQUARE}], "bridges": [{{"id": 4, "ends": [[5,5],[20,5]], "middle": [12,5]}}]}}"#
+    ));
+    assert!(
+        matches!(err, PolygonMapError::BridgeEndOutside { id: 4, end: 1, .. }),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_nan_coordinate_is_named() {
+    let mut map = PolygonMap {
+        containers: vec![vec![DVec2::ZERO, DVec2::X, DVec2::ONE]],
+        ..PolygonMap::default()
+    };
+    map.obstacles
+        .push(vec![DVec2::ZERO, DVec2::new(f64::NAN, 0.5), DVec2::ONE]);
+    let err = map.validate().expect_err("NaN is refused");
+    assert!(
+        matches!(&err, PolygonMapError::NotFinite { element, index: 1, .. } if element == "obstacles[0]"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_bad_swamp_cost_and_syntax_errors_are_named() {
+    let err = invalid(&format!(
+        r#"{{"containers": [{SQUARE}], "swamps": [{{"ring": {SQUARE}, "cost": 0.5}}]}}"#
+    ));
+    assert!(
+        matches!(&err, PolygonMapError::BadCost { element, .. } if element == "swamps[0]"),
+        "{err}"
+    );
+    match parse_polygon_map(&format!(
+        "{{\"containers\": [{SQUARE}],\n \"forests\": []}}"
+    )) {
+        Err(PolygonFileError::Syntax { line: 2, .. }) => {}
+        other => panic!("unknown key: expected a syntax error on line 2, got {other:?}"),
+    }
+    match parse_polygon_map(r#"{"containers": [[[0, "x"]]]}"#) {
+        Err(PolygonFileError::Syntax { key, .. }) => {
+            assert!(key.starts_with("containers[0][0]"), "{key}")
+        }
+        other => panic!("expected a syntax error, got {other:?}"),
+    }
+}
+
+#[test]
+fn a_missing_file_names_the_path() {
+    let err = load_polygon_map("/nonexistent/map.json").expect_err("missing");
+    assert!(err.to_string().contains("/nonexistent/map.json"));
+    assert!(matches!(
+        load_mesh("/nonexistent/a.mesh"),
+        Err(MeshError::Io { .. })
+    ));
+}
+
+#[test]
+fn a_malformed_mesh_names_the_line() {
+    let cases: [(&str, usize); 4] = [
+        ("mesh\n3\n", 2),
+        (
+            "mesh\n2\n3 1\n0 0 1 0\n1 0 1 0\nx 1 1 0\n3 0 1 2 -1 -1 -1\n",
+            6,
+        ),
+        (
+            "mesh\n2\n3 1\n0 0 1 0\n1 0 1 0\n1 1 1 0\n3 0 1 7 -1 -1 -1\n",
+            7,
+        ),
+        ("mesh\n2\n3 1\n0 0 1 0\n1 0 1 0\n1 1 1 0\n3 0 1\n", 7),
+    ];
+    for (text, line) in cases {
+        let err = parse_mesh(text).expect_err("malformed");
+        let found = match err {
+            MeshParseError::Malformed { line, .. }
+            | MeshParseError::VertexOutOfRange { line, .. } => line,
+            other => panic!("{other}"),
+        };
+        assert_eq!(found, line, "{text:?}: {err}");
+    }
+    assert!(matches!(
+        parse_mesh("mesh\n2\n3 1\n0 0 1 0\n"),
+        Err(MeshParseError::Truncated { .. })
+    ));
+    let nan = "mesh\n2\n3 1\n0 0 1 0\nNaN 0 1 0\n1 1 1 0\n3 0 1 2 -1 -1 -1\n";
+    assert!(matches!(
+        parse_mesh(nan),
+        Err(MeshParseError::Malformed { line: 5, .. })
+    ));
+}
+
+#[test]
+fn the_real_mesh_loads_and_its_graph_round_trips() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../shared/data/movingai/mesh/arena.mesh"
+    );
+    let map = load_mesh(path).expect("arena.mesh loads");
+    assert!(!map.containers.is_empty() && !map.obstacles.is_empty());
+    let graph = VisGraph::build(&map, GraphConfig::default()).expect("builds");
+    let mut blob = Vec::new();
+    graph.save(&mut blob).expect("in memory");
+    let loaded = VisGraph::load(&mut blob.as_slice()).expect("round trip");
+    assert_eq!(loaded.positions(), graph.positions());
+    assert_eq!(loaded.edge_count(), graph.edge_count());
+    for node in 0..graph.node_count() as u32 {
+        assert!(
+            loaded.neighbours(node).eq(graph.neighbours(node)),
+            "node {node}'s edges"
+        );
+    }
+    let mut flipped = blob.clone();
+    let at = flipped.len() / 2;
+    flipped[at] ^= 0x10;
+    assert!(matches!(
+        VisGraph::load(&mut flipped.as_slice()),
+        Err(GraphFileError::Checksum)
+    ));
+    assert!(matches!(
+        VisGraph::load(&mut &blob[..blob.len() - 3]),
+        Err(GraphFileError::Truncated(_))
+    ));
+    let mut wrong = blob.clone();
+    wrong[8] = 9;
+    assert!(matches!(
+        VisGraph::load(&mut wrong.as_slice()),
+        Err(GraphFileError::Version { found: 9 })
+    ));
+    assert!(matches!(
+        VisGraph::load(&mut &b"not a graph at all, sorry....."[..]),
+        Err(GraphFileError::BadMagic)
+    ));
+}
