@@ -28,29 +28,38 @@
 //!   depth along that line is exactly `|r| (1/√F − 1)` — not a bounding-sphere
 //!   estimate.
 //!
-//! The maximisation is a safeguarded Newton iteration: `f′` and `f″` are
-//! closed forms in `u = C⁻¹ r` and `D = M_B − M_A`
-//! (`f′ = (1 − 2λ) rᵀu − λ(1 − λ) uᵀDu`,
-//! `f″ = −2 rᵀu − 2 (1 − 2λ) uᵀDu + 2 λ(1 − λ) (Du)ᵀ C⁻¹ (Du)`), the sign of
-//! `f′` keeps a bracket `[lo, hi]` around the maximiser, and any step that
-//! leaves the bracket (or meets `f″ ≥ 0` from rounding) is replaced by
-//! bisection. The start is the maximiser for two spheres whose radii are the
-//! ellipsoids' half-widths along `r`, so three to five steps usually suffice;
-//! the search is capped at [`MAX_STEPS`]. Since `f` is concave, any sample
-//! `f(λ) ≥ 1` proves that the pair does not overlap: the common case stops
-//! after one sample.
-//!
 //! Shields only turn about the vertical axis, so every shape matrix (and every
-//! `C(λ)`) is block-diagonal: a symmetric 2×2 ground-plane block and the
-//! scalar `vertical²`. A [`Shape`] stores just those four numbers, and `C⁻¹r`
-//! is the closed-form 2×2 inverse in the plane plus one division for the
-//! vertical: one sample costs a few dozen flops and two divisions, nothing
-//! allocates. [`horizontal_separation`] uses the same structure to find how
-//! far apart two shields must move *in the ground plane* to touch (Newton on
-//! the distance, whose contact function is convex and increasing along the
-//! push).
+//! `C(λ)`) is block-diagonal: a symmetric 2×2 ground-plane block `P` and the
+//! scalar `v = vertical²`. For 2×2 matrices the adjugate is linear and the
+//! determinant quadratic (`det(μP_A + λP_B) = μ² det P_A + λμ tr(adj P_A ·
+//! P_B) + λ² det P_B`), so with `μ = 1 − λ`
+//!
+//! ```text
+//! f(λ) = λμ [ (μ n_A + λ n_B) / (μ² det P_A + λμ tr(adj P_A · P_B) + λ² det P_B)
+//!           + r_z² / (μ v_A + λ v_B) ],      n = rᵀ adj(P) r,
+//! ```
+//!
+//! a rational function of λ whose five plane coefficients are computed once
+//! per pair in the shields' body frames (a [`Shape`] keeps the forward axis
+//! and the squared semi-axes), each a sum of positive terms, so nothing
+//! cancels even for needle-thin shields. One sample of `f`, `f′` and `f″` is
+//! then a few dozen flops and one division (two with a vertical offset);
+//! nothing allocates.
+//!
+//! The maximisation is a safeguarded Newton iteration on those closed forms:
+//! the sign of `f′` keeps a bracket `[lo, hi]` around the maximiser, and any
+//! step that leaves the bracket (or meets `f″ ≥ 0` from rounding) is replaced
+//! by bisection. The start is the maximiser for two spheres whose radii are
+//! the ellipsoids' radii along `r` (`λ = ρ_A / (ρ_A + ρ_B)`), from which one
+//! or two steps usually suffice; the search is capped at [`MAX_STEPS`]. Since
+//! `f` is concave, any sample `f(λ) ≥ 1` proves that the pair does not
+//! overlap: the common case stops after one sample.
+//!
+//! [`horizontal_separation`] uses the same structure to find how far apart
+//! two shields must move *in the ground plane* to touch (Newton on the
+//! distance, whose contact function is convex and increasing along the push).
 
-use glam::{Mat3, Vec3};
+use glam::{Mat3, Vec2, Vec3};
 
 /// Newton or bisection samples per contact function at most. Newton from the
 /// sphere start converges quadratically in a handful of steps; bisection
@@ -120,14 +129,16 @@ impl Ellipsoid {
 }
 
 /// The shape matrix `M = R diag(a²) Rᵀ` of a shield turned about the vertical
-/// axis: block-diagonal, so only its symmetric 2×2 ground-plane block and its
-/// vertical entry are stored.
+/// axis, kept by its factors: the forward axis and the squared semi-axes.
+/// `M` is block-diagonal (a 2×2 ground-plane block and `vertical²`), and
+/// every quantity the contact function needs is a sum of positive terms in
+/// the body frame, so nothing cancels even for needle-thin shields.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Shape {
-    /// Ground-plane block `[m_xx, m_xy, m_yy]`.
-    pub plane: [f32; 3],
-    /// Vertical entry `vertical²`.
-    pub vertical: f32,
+    /// Unit forward axis in the ground plane, `(cos yaw, sin yaw)`.
+    pub forward: Vec2,
+    /// Squared semi-axes `(forward², lateral², vertical²)`.
+    pub squared: Vec3,
 }
 
 impl Shape {
@@ -136,52 +147,68 @@ impl Shape {
     #[must_use]
     pub fn new(semi_axes: Vec3, yaw: f32) -> Shape {
         let (sin, cos) = yaw.sin_cos();
-        let (f2, l2) = (semi_axes.x * semi_axes.x, semi_axes.y * semi_axes.y);
         Shape {
-            plane: [
-                f2 * cos * cos + l2 * sin * sin,
-                (f2 - l2) * sin * cos,
-                f2 * sin * sin + l2 * cos * cos,
-            ],
-            vertical: semi_axes.z * semi_axes.z,
+            forward: Vec2::new(cos, sin),
+            squared: semi_axes * semi_axes,
         }
     }
 
     /// The full 3×3 shape matrix.
     #[must_use]
     pub fn matrix(&self) -> Mat3 {
-        let [xx, xy, yy] = self.plane;
+        let Vec2 { x: cos, y: sin } = self.forward;
+        let Vec3 {
+            x: f2,
+            y: l2,
+            z: v2,
+        } = self.squared;
+        let (xx, xy, yy) = (
+            f2 * cos * cos + l2 * sin * sin,
+            (f2 - l2) * sin * cos,
+            f2 * sin * sin + l2 * cos * cos,
+        );
         Mat3::from_cols(
             Vec3::new(xx, xy, 0.0),
             Vec3::new(xy, yy, 0.0),
-            Vec3::new(0.0, 0.0, self.vertical),
+            Vec3::new(0.0, 0.0, v2),
         )
     }
 
-    /// `dᵀ M d`.
+    /// `v` in the body frame, squared component-wise: `(along², across², up²)`.
     #[inline]
-    fn quadratic(&self, d: Vec3) -> f32 {
-        let [xx, xy, yy] = self.plane;
-        xx * d.x * d.x + 2.0 * xy * d.x * d.y + yy * d.y * d.y + self.vertical * d.z * d.z
+    fn body_squared(&self, v: Vec3) -> Vec3 {
+        let along = self.forward.dot(v.truncate());
+        let across = self.forward.perp_dot(v.truncate());
+        Vec3::new(along * along, across * across, v.z * v.z)
+    }
+
+    /// `vᵀ adj(P) v` for the ground-plane block `P` and the horizontal part
+    /// of `v` (`adj P = R diag(lateral², forward²) Rᵀ`).
+    #[inline]
+    fn plane_adjugate(&self, v: Vec3) -> f32 {
+        let body = self.body_squared(v);
+        self.squared.y * body.x + self.squared.x * body.y
+    }
+
+    /// `det P` of the ground-plane block: `forward² · lateral²`.
+    #[inline]
+    fn plane_determinant(&self) -> f32 {
+        self.squared.x * self.squared.y
     }
 
     /// Half-width along unit `direction` (the support function `√(dᵀ M d)`):
     /// the ellipsoid lies between the planes at ± this distance.
     #[must_use]
     pub fn half_width(&self, direction: Vec3) -> f32 {
-        self.quadratic(direction).sqrt()
+        self.squared.dot(self.body_squared(direction)).sqrt()
     }
 
     /// Distance from the centre to the surface along unit `direction`
     /// (`1 / √(dᵀ M⁻¹ d)`).
     #[must_use]
     pub fn radius_along(&self, direction: Vec3) -> f32 {
-        let [xx, xy, yy] = self.plane;
-        let det = xx * yy - xy * xy;
-        let planar = (yy * direction.x * direction.x - 2.0 * xy * direction.x * direction.y
-            + xx * direction.y * direction.y)
-            / det;
-        (planar + direction.z * direction.z / self.vertical)
+        (self.body_squared(direction) / self.squared)
+            .element_sum()
             .sqrt()
             .recip()
     }
@@ -215,73 +242,110 @@ struct Sample {
     curvature: f32,
 }
 
-/// `C(λ) = A + λ D` (block-diagonal) applied inversely to `v`.
-#[derive(Clone, Copy)]
-struct Blend {
-    xx: f32,
-    xy: f32,
-    yy: f32,
-    inv_det: f32,
-    inv_z: f32,
+/// `f(λ)` of one pair and centre offset `r` in closed rational form: with
+/// `μ = 1 − λ` and the ground-plane blocks `P_A`, `P_B`,
+///
+/// ```text
+/// rᵀ C(λ)⁻¹ r = (μ n_A + λ n_B) / (μ² det P_A + λμ tr(adj P_A · P_B) + λ² det P_B)
+///             + r_z² / (μ v_A + λ v_B),
+/// ```
+///
+/// because the adjugate of a 2×2 matrix is linear and its determinant
+/// quadratic (`n = rᵀ adj(P) r`, `v = vertical²`). Every coefficient is a
+/// sum of positive terms.
+#[derive(Clone, Copy, Debug)]
+struct Pencil {
+    adjugate_a: f32,
+    adjugate_b: f32,
+    det_a: f32,
+    det_mixed: f32,
+    det_b: f32,
+    rise_squared: f32,
+    vertical_a: f32,
+    vertical_b: f32,
 }
 
-impl Blend {
+impl Pencil {
     #[inline]
-    fn at(a: &Shape, d: &Shape, lambda: f32) -> Blend {
-        let xx = a.plane[0] + lambda * d.plane[0];
-        let xy = a.plane[1] + lambda * d.plane[1];
-        let yy = a.plane[2] + lambda * d.plane[2];
-        Blend {
-            xx,
-            xy,
-            yy,
-            inv_det: (xx * yy - xy * xy).recip(),
-            inv_z: (a.vertical + lambda * d.vertical).recip(),
+    fn new(a: &Shape, b: &Shape, r: Vec3) -> Pencil {
+        // tr(adj P_A · P_B) in A's body frame, B turned by θ relative to A.
+        let cos = a.forward.dot(b.forward);
+        let sin = a.forward.perp_dot(b.forward);
+        let (fa, la) = (a.squared.x, a.squared.y);
+        let (fb, lb) = (b.squared.x, b.squared.y);
+        let det_mixed = cos * cos * (la * fb + fa * lb) + sin * sin * (la * lb + fa * fb);
+        Pencil {
+            adjugate_a: a.plane_adjugate(r),
+            adjugate_b: b.plane_adjugate(r),
+            det_a: a.plane_determinant(),
+            det_mixed,
+            det_b: b.plane_determinant(),
+            rise_squared: r.z * r.z,
+            vertical_a: a.squared.z,
+            vertical_b: b.squared.z,
         }
     }
 
+    /// The maximiser for two spheres whose radii are the ellipsoids' radii
+    /// along `r`: `λ = ρ_A / (ρ_A + ρ_B) = 1 / (1 + √(rᵀM_A⁻¹r / rᵀM_B⁻¹r))`.
     #[inline]
-    fn solve(&self, v: Vec3) -> Vec3 {
-        Vec3::new(
-            (self.yy * v.x - self.xy * v.y) * self.inv_det,
-            (self.xx * v.y - self.xy * v.x) * self.inv_det,
-            v.z * self.inv_z,
-        )
+    fn sphere_start(&self) -> f32 {
+        let inverse_a = self.adjugate_a / self.det_a + self.rise_squared / self.vertical_a;
+        let inverse_b = self.adjugate_b / self.det_b + self.rise_squared / self.vertical_b;
+        let start = 1.0 / (1.0 + (inverse_a / inverse_b).sqrt());
+        if start > 0.0 && start < 1.0 {
+            start
+        } else {
+            0.5
+        }
     }
-}
 
-#[inline]
-fn apply(d: &Shape, v: Vec3) -> Vec3 {
-    let [xx, xy, yy] = d.plane;
-    Vec3::new(xx * v.x + xy * v.y, xy * v.x + yy * v.y, d.vertical * v.z)
-}
-
-#[inline]
-fn sample(a: &Shape, difference: &Shape, r: Vec3, lambda: f32) -> Sample {
-    let blend = Blend::at(a, difference, lambda);
-    let u = blend.solve(r);
-    let q = r.dot(u);
-    let du = apply(difference, u);
-    let s1 = u.dot(du);
-    let s2 = du.dot(blend.solve(du));
-    let weight = lambda * (1.0 - lambda);
-    let tilt = 1.0 - 2.0 * lambda;
-    Sample {
-        f: weight * q,
-        slope: tilt * q - weight * s1,
-        curvature: -2.0 * q - 2.0 * tilt * s1 + 2.0 * weight * s2,
+    /// The ground-plane part of `rᵀ C(λ)⁻¹ r`.
+    #[inline]
+    fn plane_form(&self, lambda: f32) -> f32 {
+        let mu = 1.0 - lambda;
+        let numerator = mu * self.adjugate_a + lambda * self.adjugate_b;
+        numerator / self.plane_determinant(lambda)
     }
-}
 
-#[inline]
-fn difference(a: &Shape, b: &Shape) -> Shape {
-    Shape {
-        plane: [
-            b.plane[0] - a.plane[0],
-            b.plane[1] - a.plane[1],
-            b.plane[2] - a.plane[2],
-        ],
-        vertical: b.vertical - a.vertical,
+    /// `det` of the ground-plane block of `C(λ)`.
+    #[inline]
+    fn plane_determinant(&self, lambda: f32) -> f32 {
+        let mu = 1.0 - lambda;
+        mu * mu * self.det_a + lambda * mu * self.det_mixed + lambda * lambda * self.det_b
+    }
+
+    #[inline]
+    fn sample(&self, lambda: f32) -> Sample {
+        let mu = 1.0 - lambda;
+        // Ground plane: g = N / Q, N linear, Q quadratic, so Q g'' = −2 g' Q' − g Q''.
+        let numerator = mu * self.adjugate_a + lambda * self.adjugate_b;
+        let numerator_slope = self.adjugate_b - self.adjugate_a;
+        let det = self.plane_determinant(lambda);
+        let det_slope =
+            2.0 * (lambda * self.det_b - mu * self.det_a) + (mu - lambda) * self.det_mixed;
+        let det_curvature = 2.0 * (self.det_a + self.det_b - self.det_mixed);
+        let inv_det = det.recip();
+        let mut form = numerator * inv_det;
+        let mut form_slope = (numerator_slope - form * det_slope) * inv_det;
+        let mut form_curvature = -(2.0 * form_slope * det_slope + form * det_curvature) * inv_det;
+        if self.rise_squared > 0.0 {
+            // Vertical: h = r_z² / L, L linear.
+            let vertical_slope = self.vertical_b - self.vertical_a;
+            let inv_vertical = (mu * self.vertical_a + lambda * self.vertical_b).recip();
+            let rise = self.rise_squared * inv_vertical;
+            let rise_slope = -rise * vertical_slope * inv_vertical;
+            form += rise;
+            form_slope += rise_slope;
+            form_curvature -= 2.0 * rise_slope * vertical_slope * inv_vertical;
+        }
+        let weight = lambda * mu;
+        let tilt = mu - lambda;
+        Sample {
+            f: weight * form,
+            slope: tilt * form + weight * form_slope,
+            curvature: -2.0 * form + 2.0 * tilt * form_slope + weight * form_curvature,
+        }
     }
 }
 
@@ -305,19 +369,13 @@ pub fn contact_function_until(a: &Shape, b: &Shape, r: Vec3, stop_at: f32) -> Co
             steps: 0,
         };
     }
-    // Sphere start: λ = w_a / (w_a + w_b) = 1 / (1 + √(q_b / q_a)) with the
-    // half-widths along r (the length of r cancels).
-    let (qa, qb) = (a.quadratic(r), b.quadratic(r));
-    let mut start = 1.0 / (1.0 + (qb / qa).sqrt());
-    if !(start > 0.0 && start < 1.0) {
-        start = 0.5;
-    }
-    maximise(a, &difference(a, b), r, start, stop_at)
+    let pencil = Pencil::new(a, b, r);
+    maximise(&pencil, pencil.sphere_start(), stop_at)
 }
 
 /// The safeguarded Newton search from `lambda`; see the module docs.
 #[inline]
-fn maximise(a: &Shape, difference: &Shape, r: Vec3, mut lambda: f32, stop_at: f32) -> Contact {
+fn maximise(pencil: &Pencil, mut lambda: f32, stop_at: f32) -> Contact {
     let mut best = Contact {
         f: 0.0,
         lambda,
@@ -325,7 +383,7 @@ fn maximise(a: &Shape, difference: &Shape, r: Vec3, mut lambda: f32, stop_at: f3
     };
     let (mut lo, mut hi) = (0.0_f32, 1.0_f32);
     for step in 1..=MAX_STEPS {
-        let at = sample(a, difference, r, lambda);
+        let at = pencil.sample(lambda);
         best.steps = step;
         if at.f > best.f {
             best.f = at.f;
@@ -407,13 +465,11 @@ pub fn horizontal_separation(a: &Shape, b: &Shape, r: Vec3, direction: Vec3) -> 
         return (reach - along).max(0.0);
     }
     let rise = Vec3::new(0.0, 0.0, r.z);
-    let difference = difference(a, b);
+    let horizontal = Pencil::new(a, b, direction);
     let mut lambda = unit.lambda;
     for _ in 0..MAX_STEPS {
         let contact = maximise(
-            a,
-            &difference,
-            direction * reach + rise,
+            &Pencil::new(a, b, direction * reach + rise),
             lambda,
             f32::INFINITY,
         );
@@ -423,8 +479,7 @@ pub fn horizontal_separation(a: &Shape, b: &Shape, r: Vec3, direction: Vec3) -> 
             break;
         }
         // Envelope theorem: dF/ds = 2 s λ(1 − λ) dᵀ C(λ)⁻¹ d at the maximiser.
-        let blend = Blend::at(a, &difference, lambda);
-        let slope = 2.0 * reach * lambda * (1.0 - lambda) * direction.dot(blend.solve(direction));
+        let slope = 2.0 * reach * lambda * (1.0 - lambda) * horizontal.plane_form(lambda);
         if slope.is_nan() || slope <= 0.0 {
             break;
         }
