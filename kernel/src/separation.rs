@@ -13,34 +13,44 @@
 //! [`crate::ellipsoid`]), so a helicopter above a tank does not touch it and
 //! long ships are not treated as spheres. One pass:
 //!
-//! 1. **Bodies (Jacobi pre-pass).** Each unit's block-diagonal shape
-//!    ([`Shape`]: the 2×2 ground-plane block and `vertical²`), bounding
-//!    radius, vertical semi-axis, smallest semi-axis, inverse mass and centre
-//!    are packed once per pass into one record, so a pair test reads two
-//!    records instead of five columns and never rebuilds a shape; pushes
-//!    update the centres in place. Units whose bounding radius exceeds the
-//!    hash cell size are *big* (starbases, capital ships): they go on a short
-//!    list, sized at [`Separation::reserve`], so that they never widen
-//!    everyone else's search.
-//! 2. **Sweep (Jacobi).** Every small movable unit looks up its candidates in
-//!    the spatial hash within its own bounding radius + the largest small
-//!    bounding radius + twice the *slack* (how far any unit may have moved
-//!    since the hash was built), from the current positions. Cheap rejections
-//!    first (bounding spheres, then the vertical extents), then the exact
-//!    test, which stops at the first sample `f(λ) ≥ 1` for the common
-//!    no-overlap case. Each overlapping pair pushes the unit away along the
-//!    centre line by the exact depth (plus a skin of [`SKIN_REL`] of the
-//!    smaller smallest semi-axis) times its share of the inverse mass
-//!    (`inv_self / (inv_self + inv_other)`; immovable units have inverse mass
-//!    0, so the movable party takes the full depth; pairs of two immovable
-//!    units are skipped). Pairs with a big unit are then handled on one
-//!    thread in a fixed order: each big unit queries the hash with its own
-//!    radius, and big pairs are tested all against all. A unit moves by the
-//!    **sum** of its pushes from movable partners times [`RELAXATION`] plus
-//!    the sum from immovable ones, applied only after every pair has been
-//!    measured, so the result does not depend on the thread count or on pair
-//!    order. (The mean of the pushes, tried first, under-relaxes a unit with
-//!    many neighbours by their number and stalled dense crowds.)
+//! 1. **Bodies (Jacobi pre-pass).** Each unit's shape ([`Shape`]: forward
+//!    axis and squared semi-axes), bounding radius, vertical semi-axis,
+//!    smallest semi-axis, inverse mass and centre are packed once per pass
+//!    into one record, and the records are laid out in the spatial hash's
+//!    place (cell) order, so a pair test reads two nearby records instead of
+//!    five columns and never rebuilds a shape; pushes update the centres in
+//!    place and are written back to the position column at the end. Units
+//!    whose bounding radius exceeds the hash cell size are *big* (starbases,
+//!    capital ships): they go on a short list, sized at
+//!    [`Separation::reserve`], so that they never widen everyone else's
+//!    search.
+//! 2. **Sweep (Jacobi).** Places are cut into fixed chunks of
+//!    [`crate::parallel::CHUNK_ROWS`], one task each. Every small unit looks
+//!    up its candidates in the spatial hash within its own bounding radius +
+//!    the largest small bounding radius + twice the *slack* (how far any unit
+//!    may have moved since the hash was built). A pair inside one chunk is
+//!    tested **once**, from its earlier place, and pushes both units (the
+//!    window skips the chunk's earlier places outright: a grid row's cells
+//!    are contiguous places); a pair straddling two chunks is tested from
+//!    both sides, each pushing only its own unit, so no task writes another's
+//!    rows. With rows in cell order a chunk is a band of the map and only
+//!    pairs across its two edges straddle. Cheap rejections first (bounding
+//!    spheres, then the vertical extents), then the exact test, which stops
+//!    at the first sample `f(λ) ≥ 1` for the common no-overlap case. Each
+//!    overlapping pair is pushed apart along the centre line by the exact
+//!    depth (plus a skin of [`SKIN_REL`] of the smaller smallest semi-axis),
+//!    each unit by its share of the inverse mass (`inv_self / (inv_self +
+//!    inv_other)`; immovable units have inverse mass 0, so the movable party
+//!    takes the full depth; pairs of two immovable units are skipped). Pairs
+//!    with a big unit are then handled on one thread in a fixed order: each
+//!    big unit queries the hash with its own radius, and big pairs are tested
+//!    all against all. A unit moves by the **sum** of its pushes from movable
+//!    partners times [`RELAXATION`] plus the sum from immovable ones, applied
+//!    only after every pair has been measured; the pairs of a chunk are
+//!    summed in a fixed order and the chunk cut does not depend on the
+//!    thread count, so neither does the result. (The mean of the pushes,
+//!    tried first, under-relaxes a unit with many neighbours by their number
+//!    and stalled dense crowds.)
 //! 3. **Repeat** up to `iterations` times, or until no pair overlaps by more
 //!    than [`TOLERANCE_REL`] of the smaller shield's smallest semi-axis. After
 //!    the last push one more sweep measures what remains, from the current
@@ -54,7 +64,8 @@
 //! `|r|(1/√F − 1)`; when altitudes differ, the push is along the horizontal
 //! part of the centre line by the exact horizontal distance to touching
 //! ([`crate::ellipsoid::horizontal_separation`]). Units whose centres coincide
-//! in the ground plane are separated along x, the lower index to the west.
+//! in the ground plane are separated along x, the earlier place (in the hash
+//! order) to the west.
 //!
 //! **Hashes.** The first sweep uses the tick's hash (built from positions
 //! before integration) with slack = the largest travel of the tick. Every
@@ -66,7 +77,7 @@
 use glam::{Vec2, Vec3};
 
 use crate::ellipsoid::{Shape, contact_function_until, horizontal_separation};
-use crate::parallel::{CHUNK_ROWS, PARALLEL_MIN_ROWS, for_each_chunk};
+use crate::parallel::for_each_chunk;
 use crate::spatial::{Bounds, GridError, SpatialHash};
 
 /// A pair still counts as overlapping when its depth exceeds this fraction of
@@ -104,8 +115,10 @@ pub struct SeparationInput<'a> {
 /// What one pass did and found.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct SeparationStats {
-    /// Candidate pairs examined over all sweeps (a pair of two small units is
-    /// examined from both sides, a pair with a big unit once).
+    /// Candidate pairs examined over all sweeps: each pair once, except
+    /// pairs of two small units in different chunks of
+    /// [`crate::parallel::CHUNK_ROWS`] places, which are examined from both
+    /// sides (a few per cent of pairs with rows in cell order).
     pub pairs_tested: u64,
     /// Candidates that passed the bounding-sphere and height checks and got
     /// the exact Perram–Wertheim test.
@@ -147,7 +160,7 @@ struct Push {
     wall: Vec2,
     tested: u32,
     exact: u32,
-    /// Overlapping pairs above tolerance, counted on one side only.
+    /// Overlapping pairs above tolerance, each counted once.
     overlaps: u32,
     depth_m: f32,
     depth_rel: f32,
@@ -158,6 +171,25 @@ impl Push {
     #[inline]
     fn step(&self) -> Vec2 {
         self.mutual * RELAXATION + self.wall
+    }
+
+    /// Adds the push `away` (already scaled by this unit's share) from a
+    /// partner that is immovable or not.
+    #[inline]
+    fn add(&mut self, away: Vec2, from_immovable: bool) {
+        if from_immovable {
+            self.wall += away;
+        } else {
+            self.mutual += away;
+        }
+    }
+
+    fn record(&mut self, overlap: &Overlap, count_here: bool) {
+        self.depth_m = self.depth_m.max(overlap.depth);
+        self.depth_rel = self.depth_rel.max(overlap.relative);
+        if count_here && overlap.relative > TOLERANCE_REL {
+            self.overlaps += 1;
+        }
     }
 }
 
@@ -178,21 +210,36 @@ struct Sweep {
 pub struct Separation {
     iterations: u32,
     local: SpatialHash,
+    /// Bodies in unit order (centres as of the pass start).
     bodies: Vec<Body>,
+    /// Bodies in the current hash's place order, centres kept current.
+    placed: Vec<Body>,
+    /// Pushes in place order.
     pushes: Vec<Push>,
-    /// Units whose bounding radius exceeds a cell, in index order.
+    /// Places of units whose bounding radius exceeds a cell, in order.
     big: Vec<u32>,
 }
 
 /// What the sweeps of one pass share.
 #[derive(Clone, Copy)]
 struct Context<'a> {
+    /// Bodies in place order.
     bodies: &'a [Body],
+    hash: &'a SpatialHash,
     /// Units with a radius above this are big.
     big_radius: f32,
     /// Largest bounding radius among small units.
     small_radius: f32,
     slack: f32,
+}
+
+impl Context<'_> {
+    /// How far from a unit of bounding radius `radius` (at its hashed
+    /// position) a small unit's hashed position may be and still overlap it.
+    #[inline]
+    fn search(&self, radius: f32) -> f32 {
+        radius + self.small_radius + 2.0 * self.slack
+    }
 }
 
 /// How an overlapping pair is pushed apart.
@@ -214,6 +261,7 @@ impl Separation {
             iterations,
             local: SpatialHash::new(bounds, cell_size)?,
             bodies: Vec::new(),
+            placed: Vec::new(),
             pushes: Vec::new(),
             big: Vec::new(),
         })
@@ -234,6 +282,7 @@ impl Separation {
     /// to `units`, so passes never allocate.
     pub fn reserve(&mut self, units: usize) {
         self.bodies.reserve(units.saturating_sub(self.bodies.len()));
+        self.placed.reserve(units.saturating_sub(self.placed.len()));
         self.pushes.reserve(units.saturating_sub(self.pushes.len()));
         self.big.reserve(units.saturating_sub(self.big.len()));
         self.local.reserve(units);
@@ -264,10 +313,12 @@ impl Separation {
             iterations,
             local,
             bodies,
+            placed,
             pushes,
             big,
         } = self;
         bodies.resize(units, Body::default());
+        placed.resize(units, Body::default());
         pushes.resize(units, Push::default());
         {
             let position = &*position;
@@ -287,15 +338,12 @@ impl Separation {
             });
         }
         let big_radius = input.spatial.cell_size();
-        big.clear();
-        let mut small_radius = 0.0_f32;
-        for (unit, body) in bodies.iter().enumerate() {
-            if body.radius > big_radius {
-                big.push(unit as u32);
-            } else {
-                small_radius = small_radius.max(body.radius);
-            }
-        }
+        let small_radius = bodies
+            .iter()
+            .map(|body| body.radius)
+            .filter(|&radius| radius <= big_radius)
+            .fold(0.0_f32, f32::max);
+        place(bodies, position, input.spatial, big_radius, placed, big);
 
         let mut stats = SeparationStats::default();
         let mut slack = input.max_travel;
@@ -303,12 +351,13 @@ impl Separation {
         loop {
             let hash: &SpatialHash = if own_hash { local } else { input.spatial };
             let context = Context {
-                bodies,
+                bodies: placed,
+                hash,
                 big_radius,
                 small_radius,
                 slack,
             };
-            let sweep = sweep(&context, hash, big, pushes);
+            let sweep = sweep(&context, big, pushes);
             stats.pairs_tested += sweep.tested;
             stats.exact_tests += sweep.exact;
             if stats.iterations == 0 {
@@ -320,44 +369,89 @@ impl Separation {
                 break;
             }
             let pushes = &*pushes;
-            for_each_chunk2(position, bodies, |first, positions, bodies| {
-                for (offset, (position, body)) in positions.iter_mut().zip(bodies).enumerate() {
-                    *position += pushes[first + offset].step();
-                    body.centre = position.extend(body.centre.z);
+            for_each_chunk(placed, |first, rows| {
+                for (body, push) in rows.iter_mut().zip(&pushes[first..]) {
+                    body.centre += push.step().extend(0.0);
                 }
             });
             stats.iterations += 1;
             slack += sweep.largest_push;
             if slack > REBUILD_SLACK_CELLS * local.cell_size() {
+                let hash: &SpatialHash = if own_hash { local } else { input.spatial };
+                write_back(placed, hash, position);
                 local.rebuild(position);
+                place(bodies, position, local, big_radius, placed, big);
                 own_hash = true;
                 slack = 0.0;
                 stats.rebuilds += 1;
             }
         }
+        if stats.iterations > 0 {
+            let hash: &SpatialHash = if own_hash { local } else { input.spatial };
+            write_back(placed, hash, position);
+        }
         stats
     }
 }
 
-/// Measures every unit's push from the current positions into `pushes` and
-/// returns the totals.
-fn sweep(context: &Context<'_>, hash: &SpatialHash, big: &[u32], pushes: &mut [Push]) -> Sweep {
+/// Copies `bodies` (unit order) into `placed` in `hash`'s place order with
+/// their centres at `position`, and lists the places of big units.
+fn place(
+    bodies: &[Body],
+    position: &[Vec2],
+    hash: &SpatialHash,
+    big_radius: f32,
+    placed: &mut [Body],
+    big: &mut Vec<u32>,
+) {
+    let order = hash.order();
+    for_each_chunk(placed, |first, rows| {
+        for (body, &unit) in rows.iter_mut().zip(&order[first..]) {
+            let unit = unit as usize;
+            *body = bodies[unit];
+            body.centre = position[unit].extend(body.centre.z);
+        }
+    });
+    big.clear();
+    big.extend(
+        (0..placed.len() as u32).filter(|&place| placed[place as usize].radius > big_radius),
+    );
+}
+
+/// Writes the ground positions of `placed` (in `hash`'s place order) back to
+/// the unit-ordered `position`.
+fn write_back(placed: &[Body], hash: &SpatialHash, position: &mut [Vec2]) {
+    let places = hash.places();
+    for_each_chunk(position, |first, rows| {
+        for (position, &place) in rows.iter_mut().zip(&places[first..]) {
+            *position = placed[place as usize].centre.truncate();
+        }
+    });
+}
+
+/// Measures every unit's push from the current positions into `pushes`
+/// (place order) and returns the totals.
+fn sweep(context: &Context<'_>, big: &[u32], pushes: &mut [Push]) -> Sweep {
     for_each_chunk(pushes, |first, rows| {
-        for (offset, push) in rows.iter_mut().enumerate() {
-            *push = small_push(first + offset, context, hash);
+        rows.fill(Push::default());
+        for offset in 0..rows.len() {
+            small_pushes(first, offset, rows, context);
         }
     });
     // Pairs with a big unit: one thread, fixed order, both sides at once.
-    for (place, &unit) in big.iter().enumerate() {
+    for (index, &unit) in big.iter().enumerate() {
         let unit = unit as usize;
-        let search = context.bodies[unit].radius + context.small_radius + 2.0 * context.slack;
-        hash.for_each_neighbour(unit as u32, search, |other, _| {
-            let other = other as usize;
-            if context.bodies[other].radius <= context.big_radius {
-                push_pair(unit, other, context, pushes);
-            }
-        });
-        for &other in &big[place + 1..] {
+        let body = &context.bodies[unit];
+        let point = context.hash.sorted_positions()[unit];
+        let search = context.search(body.radius);
+        context
+            .hash
+            .for_each_place_within_except(point, search, unit..unit + 1, |other, _| {
+                if context.bodies[other].radius <= context.big_radius {
+                    push_pair(unit, other, context, pushes);
+                }
+            });
+        for &other in &big[index + 1..] {
             push_pair(unit, other as usize, context, pushes);
         }
     }
@@ -374,40 +468,54 @@ fn sweep(context: &Context<'_>, hash: &SpatialHash, big: &[u32], pushes: &mut [P
     total
 }
 
-/// Unit `unit`'s push from its small neighbours (big units get theirs in the
-/// sequential phase).
-fn small_push(unit: usize, context: &Context<'_>, hash: &SpatialHash) -> Push {
-    let mut push = Push::default();
+/// The pairs of the small unit at place `first + offset` with small units
+/// (big units get theirs in the sequential phase). `chunk` holds the pushes
+/// of places `first..first + chunk.len()`: a pair within the chunk is tested
+/// once, from its earlier place, and pushes both; a pair with a unit of
+/// another chunk is tested from both sides, each pushing only its own unit.
+fn small_pushes(first: usize, offset: usize, chunk: &mut [Push], context: &Context<'_>) {
+    let unit = first + offset;
     let own = &context.bodies[unit];
-    if own.radius > context.big_radius || own.inv_mass == 0.0 {
-        // Big units get their pairs in the sequential phase; immovable ones
-        // push others from the other side, where their pairs are measured.
-        return push;
+    if own.radius > context.big_radius {
+        return;
     }
-    let search = own.radius + context.small_radius + 2.0 * context.slack;
-    hash.for_each_neighbour(unit as u32, search, |other, _| {
-        let other = other as usize;
-        let them = &context.bodies[other];
-        if them.radius > context.big_radius {
-            return;
-        }
-        push.tested += 1;
-        if let Some(overlap) = overlap_of(own, them, unit < other, &mut push.exact) {
-            // Immovable units do not sweep: count their pairs here.
-            let count_here = unit < other || them.inv_mass == 0.0;
-            record(&mut push, &overlap, count_here);
-            if them.inv_mass == 0.0 {
-                push.wall -= overlap.direction * overlap.push;
-            } else {
-                let share = own.inv_mass / (own.inv_mass + them.inv_mass);
-                push.mutual -= overlap.direction * (overlap.push * share);
+    let chunk_end = first + chunk.len();
+    let point = context.hash.sorted_positions()[unit];
+    // Earlier places of this chunk already tested their pairs with this one.
+    let skip = first..unit + 1;
+    let search = context.search(own.radius);
+    context
+        .hash
+        .for_each_place_within_except(point, search, skip, |other, _| {
+            let them = &context.bodies[other];
+            let total = own.inv_mass + them.inv_mass;
+            if them.radius > context.big_radius || total == 0.0 {
+                return;
             }
-        }
-    });
-    push
+            let shared = (first..chunk_end).contains(&other);
+            if !shared && own.inv_mass == 0.0 {
+                // Only the other side moves: it measures the pair itself.
+                return;
+            }
+            chunk[offset].tested += 1;
+            let Some(overlap) = overlap_of(own, them, unit < other, &mut chunk[offset].exact)
+            else {
+                return;
+            };
+            let away = overlap.direction * overlap.push;
+            chunk[offset].add(-away * (own.inv_mass / total), them.inv_mass == 0.0);
+            if shared {
+                chunk[offset].record(&overlap, true);
+                chunk[other - first].add(away * (them.inv_mass / total), own.inv_mass == 0.0);
+            } else {
+                // Counted by the earlier place, or by the movable side.
+                let count_here = unit < other || them.inv_mass == 0.0;
+                chunk[offset].record(&overlap, count_here);
+            }
+        });
 }
 
-/// Tests the pair `(unit, other)` once and pushes both.
+/// Tests the pair `(unit, other)` (places) once and pushes both.
 fn push_pair(unit: usize, other: usize, context: &Context<'_>, pushes: &mut [Push]) {
     let (a, b) = (&context.bodies[unit], &context.bodies[other]);
     let total = a.inv_mass + b.inv_mass;
@@ -418,27 +526,10 @@ fn push_pair(unit: usize, other: usize, context: &Context<'_>, pushes: &mut [Pus
     let Some(overlap) = overlap_of(a, b, unit < other, &mut pushes[unit].exact) else {
         return;
     };
-    record(&mut pushes[unit], &overlap, true);
-    let (to_unit, to_other) = (
-        overlap.direction * (overlap.push * a.inv_mass / total),
-        overlap.direction * (overlap.push * b.inv_mass / total),
-    );
-    if b.inv_mass == 0.0 {
-        pushes[unit].wall -= to_unit;
-    } else if a.inv_mass == 0.0 {
-        pushes[other].wall += to_other;
-    } else {
-        pushes[unit].mutual -= to_unit;
-        pushes[other].mutual += to_other;
-    }
-}
-
-fn record(push: &mut Push, overlap: &Overlap, count_here: bool) {
-    push.depth_m = push.depth_m.max(overlap.depth);
-    push.depth_rel = push.depth_rel.max(overlap.relative);
-    if count_here && overlap.relative > TOLERANCE_REL {
-        push.overlaps += 1;
-    }
+    pushes[unit].record(&overlap, true);
+    let away = overlap.direction * overlap.push;
+    pushes[unit].add(-away * (a.inv_mass / total), b.inv_mass == 0.0);
+    pushes[other].add(away * (b.inv_mass / total), a.inv_mass == 0.0);
 }
 
 /// The exact overlap of `a` and `b` at their current centres, if any.
@@ -480,25 +571,4 @@ fn overlap_of(a: &Body, b: &Body, a_first: bool, exact: &mut u32) -> Option<Over
         push: depth + SKIN_REL * smallest,
         relative: depth / smallest,
     })
-}
-
-/// Like [`for_each_chunk`] over two columns cut alike.
-fn for_each_chunk2<A: Send, B: Send>(
-    a: &mut [A],
-    b: &mut [B],
-    work: impl Fn(usize, &mut [A], &mut [B]) + Sync,
-) {
-    use rayon::prelude::*;
-    assert_eq!(a.len(), b.len(), "columns differ in length");
-    if a.len() < PARALLEL_MIN_ROWS {
-        a.chunks_mut(CHUNK_ROWS)
-            .zip(b.chunks_mut(CHUNK_ROWS))
-            .enumerate()
-            .for_each(|(chunk, (a, b))| work(chunk * CHUNK_ROWS, a, b));
-    } else {
-        a.par_chunks_mut(CHUNK_ROWS)
-            .zip(b.par_chunks_mut(CHUNK_ROWS))
-            .enumerate()
-            .for_each(|(chunk, (a, b))| work(chunk * CHUNK_ROWS, a, b));
-    }
 }

@@ -274,6 +274,52 @@ impl SpatialHash {
         }
     }
 
+    /// Each unit's place in [`SpatialHash::order`] (the inverse permutation).
+    pub(crate) fn places(&self) -> &[u32] {
+        &self.place_of
+    }
+
+    /// The positions at rebuild, in place order.
+    pub(crate) fn sorted_positions(&self) -> &[Vec2] {
+        &self.sorted_position
+    }
+
+    /// Visits every place within `radius` of `point` (inclusive) except those
+    /// in `skip`, as `(place, position at rebuild)`, in place order. Cells of
+    /// a grid row are contiguous places, so the skipped range costs nothing.
+    #[inline]
+    pub(crate) fn for_each_place_within_except(
+        &self,
+        point: Vec2,
+        radius: f32,
+        skip: std::ops::Range<usize>,
+        mut visit: impl FnMut(usize, Vec2),
+    ) {
+        if self.order.is_empty() || radius.is_nan() || radius < 0.0 {
+            return;
+        }
+        let radius_squared = radius * radius;
+        let (origin, last) = (self.origin, self.last_cell);
+        let first_column = self.axis_cell(point.x - radius, origin.x, last.x);
+        let last_column = self.axis_cell(point.x + radius, origin.x, last.x);
+        let first_row = self.axis_cell(point.y - radius, origin.y, last.y);
+        let last_row = self.axis_cell(point.y + radius, origin.y, last.y);
+        for row in first_row..=last_row {
+            let row_start = row * self.width;
+            let begin = self.cell_start[row_start + first_column] as usize;
+            let end = self.cell_start[row_start + last_column + 1] as usize;
+            let (before, after) = (skip.start.clamp(begin, end), skip.end.clamp(begin, end));
+            for range in [begin..before, after..end] {
+                let first = range.start;
+                for (offset, position) in self.sorted_position[range].iter().enumerate() {
+                    if point.distance_squared(*position) <= radius_squared {
+                        visit(first + offset, *position);
+                    }
+                }
+            }
+        }
+    }
+
     /// Visits every unit within `radius` of `point` (inclusive), as
     /// `(unit index, position at rebuild)`, in cell order.
     #[inline]
