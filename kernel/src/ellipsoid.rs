@@ -59,7 +59,7 @@
 //! two shields must move *in the ground plane* to touch (Newton on the
 //! distance, whose contact function is convex and increasing along the push).
 
-use glam::{Mat3, Vec2, Vec3};
+use glam::{BVec4A, Mat3, Vec2, Vec3, Vec4};
 
 /// Newton or bisection samples per contact function at most. Newton from the
 /// sphere start converges quadratically in a handful of steps; bisection
@@ -182,20 +182,6 @@ impl Shape {
         Vec3::new(along * along, across * across, v.z * v.z)
     }
 
-    /// `vᵀ adj(P) v` for the ground-plane block `P` and the horizontal part
-    /// of `v` (`adj P = R diag(lateral², forward²) Rᵀ`).
-    #[inline]
-    fn plane_adjugate(&self, v: Vec3) -> f32 {
-        let body = self.body_squared(v);
-        self.squared.y * body.x + self.squared.x * body.y
-    }
-
-    /// `det P` of the ground-plane block: `forward² · lateral²`.
-    #[inline]
-    fn plane_determinant(&self) -> f32 {
-        self.squared.x * self.squared.y
-    }
-
     /// Half-width along unit `direction` (the support function `√(dᵀ M d)`):
     /// the ellipsoid lies between the planes at ± this distance.
     #[must_use]
@@ -234,16 +220,114 @@ impl Contact {
     }
 }
 
-/// `f(λ)` and its first two derivatives.
+/// Four shapes side by side, one per SIMD lane (structure of arrays): the
+/// contact function runs on four pairs at once.
 #[derive(Clone, Copy, Debug)]
-struct Sample {
-    f: f32,
-    slope: f32,
-    curvature: f32,
+pub struct Shapes4 {
+    /// Forward axes, x components.
+    pub forward_x: Vec4,
+    /// Forward axes, y components.
+    pub forward_y: Vec4,
+    /// Squared forward semi-axes.
+    pub forward2: Vec4,
+    /// Squared lateral semi-axes.
+    pub lateral2: Vec4,
+    /// Squared vertical semi-axes.
+    pub vertical2: Vec4,
 }
 
-/// `f(λ)` of one pair and centre offset `r` in closed rational form: with
-/// `μ = 1 − λ` and the ground-plane blocks `P_A`, `P_B`,
+impl Shapes4 {
+    /// `shape` in every lane.
+    #[must_use]
+    pub fn splat(shape: &Shape) -> Shapes4 {
+        Shapes4::from_lanes([shape; 4])
+    }
+
+    /// One shape per lane.
+    #[must_use]
+    pub fn from_lanes(shapes: [&Shape; 4]) -> Shapes4 {
+        let lanes = |field: fn(&Shape) -> f32| Vec4::from_array(shapes.map(field));
+        Shapes4 {
+            forward_x: lanes(|s| s.forward.x),
+            forward_y: lanes(|s| s.forward.y),
+            forward2: lanes(|s| s.squared.x),
+            lateral2: lanes(|s| s.squared.y),
+            vertical2: lanes(|s| s.squared.z),
+        }
+    }
+
+    /// `vᵀ adj(P) v` per lane for the ground-plane blocks `P` and the
+    /// horizontal parts of `v` (`adj P = R diag(lateral², forward²) Rᵀ`).
+    #[inline]
+    fn plane_adjugate(&self, v: &Offsets4) -> Vec4 {
+        let along = self.forward_x * v.x + self.forward_y * v.y;
+        let across = self.forward_x * v.y - self.forward_y * v.x;
+        self.lateral2 * (along * along) + self.forward2 * (across * across)
+    }
+}
+
+/// Four centre offsets `r = c_b − c_a`, one per lane.
+#[derive(Clone, Copy, Debug)]
+pub struct Offsets4 {
+    /// x components.
+    pub x: Vec4,
+    /// y components.
+    pub y: Vec4,
+    /// z components.
+    pub z: Vec4,
+}
+
+impl Offsets4 {
+    /// `r` in every lane.
+    #[must_use]
+    pub fn splat(r: Vec3) -> Offsets4 {
+        Offsets4::from_lanes([r; 4])
+    }
+
+    /// One offset per lane.
+    #[must_use]
+    pub fn from_lanes(r: [Vec3; 4]) -> Offsets4 {
+        Offsets4 {
+            x: Vec4::from_array(r.map(|r| r.x)),
+            y: Vec4::from_array(r.map(|r| r.y)),
+            z: Vec4::from_array(r.map(|r| r.z)),
+        }
+    }
+}
+
+/// The contact functions of four pairs, one per lane (see [`Contact`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Contacts4 {
+    /// `F` per lane (a lower bound where the search stopped early).
+    pub f: Vec4,
+    /// The maximisers λ.
+    pub lambda: Vec4,
+    /// Newton or bisection samples taken per lane.
+    pub steps: [u32; 4],
+}
+
+impl Contacts4 {
+    /// Lane `lane` as a [`Contact`].
+    #[must_use]
+    pub fn lane(&self, lane: usize) -> Contact {
+        Contact {
+            f: self.f[lane],
+            lambda: self.lambda[lane],
+            steps: self.steps[lane],
+        }
+    }
+}
+
+/// `f(λ)` and its first two derivatives, per lane.
+#[derive(Clone, Copy, Debug)]
+struct Sample {
+    f: Vec4,
+    slope: Vec4,
+    curvature: Vec4,
+}
+
+/// `f(λ)` of four pairs and centre offsets in closed rational form, per
+/// lane: with `μ = 1 − λ` and the ground-plane blocks `P_A`, `P_B`,
 ///
 /// ```text
 /// rᵀ C(λ)⁻¹ r = (μ n_A + λ n_B) / (μ² det P_A + λμ tr(adj P_A · P_B) + λ² det P_B)
@@ -255,96 +339,103 @@ struct Sample {
 /// sum of positive terms.
 #[derive(Clone, Copy, Debug)]
 struct Pencil {
-    adjugate_a: f32,
-    adjugate_b: f32,
-    det_a: f32,
-    det_mixed: f32,
-    det_b: f32,
-    rise_squared: f32,
-    vertical_a: f32,
-    vertical_b: f32,
+    adjugate_a: Vec4,
+    adjugate_b: Vec4,
+    det_a: Vec4,
+    det_mixed: Vec4,
+    det_b: Vec4,
+    rise_squared: Vec4,
+    vertical_a: Vec4,
+    vertical_b: Vec4,
+    /// Some lane has a vertical offset (else the vertical term is skipped).
+    rises: bool,
 }
 
 impl Pencil {
     #[inline]
-    fn new(a: &Shape, b: &Shape, r: Vec3) -> Pencil {
+    fn new(a: &Shapes4, b: &Shapes4, r: &Offsets4) -> Pencil {
         // tr(adj P_A · P_B) in A's body frame, B turned by θ relative to A.
-        let cos = a.forward.dot(b.forward);
-        let sin = a.forward.perp_dot(b.forward);
-        let (fa, la) = (a.squared.x, a.squared.y);
-        let (fb, lb) = (b.squared.x, b.squared.y);
+        let cos = a.forward_x * b.forward_x + a.forward_y * b.forward_y;
+        let sin = a.forward_x * b.forward_y - a.forward_y * b.forward_x;
+        let (fa, la) = (a.forward2, a.lateral2);
+        let (fb, lb) = (b.forward2, b.lateral2);
         let det_mixed = cos * cos * (la * fb + fa * lb) + sin * sin * (la * lb + fa * fb);
+        let rise_squared = r.z * r.z;
         Pencil {
             adjugate_a: a.plane_adjugate(r),
             adjugate_b: b.plane_adjugate(r),
-            det_a: a.plane_determinant(),
+            det_a: fa * la,
             det_mixed,
-            det_b: b.plane_determinant(),
-            rise_squared: r.z * r.z,
-            vertical_a: a.squared.z,
-            vertical_b: b.squared.z,
+            det_b: fb * lb,
+            rise_squared,
+            vertical_a: a.vertical2,
+            vertical_b: b.vertical2,
+            rises: rise_squared.cmpgt(Vec4::ZERO).any(),
         }
     }
 
     /// The maximiser for two spheres whose radii are the ellipsoids' radii
     /// along `r`: `λ = ρ_A / (ρ_A + ρ_B) = 1 / (1 + √(rᵀM_A⁻¹r / rᵀM_B⁻¹r))`.
     #[inline]
-    fn sphere_start(&self) -> f32 {
+    fn sphere_start(&self) -> Vec4 {
         let inverse_a = self.adjugate_a / self.det_a + self.rise_squared / self.vertical_a;
         let inverse_b = self.adjugate_b / self.det_b + self.rise_squared / self.vertical_b;
-        let start = 1.0 / (1.0 + (inverse_a / inverse_b).sqrt());
-        if start > 0.0 && start < 1.0 {
-            start
-        } else {
-            0.5
-        }
-    }
-
-    /// The ground-plane part of `rᵀ C(λ)⁻¹ r`.
-    #[inline]
-    fn plane_form(&self, lambda: f32) -> f32 {
-        let mu = 1.0 - lambda;
-        let numerator = mu * self.adjugate_a + lambda * self.adjugate_b;
-        numerator / self.plane_determinant(lambda)
+        let start = (Vec4::ONE + (inverse_a / inverse_b).sqrt()).recip();
+        let inside = start.cmpgt(Vec4::ZERO) & start.cmplt(Vec4::ONE);
+        Vec4::select(inside, start, Vec4::splat(0.5))
     }
 
     /// `det` of the ground-plane block of `C(λ)`.
     #[inline]
-    fn plane_determinant(&self, lambda: f32) -> f32 {
-        let mu = 1.0 - lambda;
+    fn plane_determinant(&self, lambda: Vec4) -> Vec4 {
+        let mu = Vec4::ONE - lambda;
         mu * mu * self.det_a + lambda * mu * self.det_mixed + lambda * lambda * self.det_b
     }
 
+    /// The ground-plane part of `rᵀ C(λ)⁻¹ r`.
     #[inline]
-    fn sample(&self, lambda: f32) -> Sample {
-        let mu = 1.0 - lambda;
+    fn plane_form(&self, lambda: Vec4) -> Vec4 {
+        let mu = Vec4::ONE - lambda;
+        let numerator = mu * self.adjugate_a + lambda * self.adjugate_b;
+        numerator / self.plane_determinant(lambda)
+    }
+
+    #[inline]
+    fn sample(&self, lambda: Vec4) -> Sample {
+        let two = Vec4::splat(2.0);
+        let mu = Vec4::ONE - lambda;
         // Ground plane: g = N / Q, N linear, Q quadratic, so Q g'' = −2 g' Q' − g Q''.
         let numerator = mu * self.adjugate_a + lambda * self.adjugate_b;
         let numerator_slope = self.adjugate_b - self.adjugate_a;
         let det = self.plane_determinant(lambda);
         let det_slope =
-            2.0 * (lambda * self.det_b - mu * self.det_a) + (mu - lambda) * self.det_mixed;
-        let det_curvature = 2.0 * (self.det_a + self.det_b - self.det_mixed);
+            two * (lambda * self.det_b - mu * self.det_a) + (mu - lambda) * self.det_mixed;
+        let det_curvature = two * (self.det_a + self.det_b - self.det_mixed);
         let inv_det = det.recip();
         let mut form = numerator * inv_det;
         let mut form_slope = (numerator_slope - form * det_slope) * inv_det;
-        let mut form_curvature = -(2.0 * form_slope * det_slope + form * det_curvature) * inv_det;
-        if self.rise_squared > 0.0 {
+        let mut form_curvature = -(two * form_slope * det_slope + form * det_curvature) * inv_det;
+        if self.rises {
             // Vertical: h = r_z² / L, L linear.
+            let rising = self.rise_squared.cmpgt(Vec4::ZERO);
             let vertical_slope = self.vertical_b - self.vertical_a;
             let inv_vertical = (mu * self.vertical_a + lambda * self.vertical_b).recip();
             let rise = self.rise_squared * inv_vertical;
             let rise_slope = -rise * vertical_slope * inv_vertical;
-            form += rise;
-            form_slope += rise_slope;
-            form_curvature -= 2.0 * rise_slope * vertical_slope * inv_vertical;
+            form = Vec4::select(rising, form + rise, form);
+            form_slope = Vec4::select(rising, form_slope + rise_slope, form_slope);
+            form_curvature = Vec4::select(
+                rising,
+                form_curvature - two * rise_slope * vertical_slope * inv_vertical,
+                form_curvature,
+            );
         }
         let weight = lambda * mu;
         let tilt = mu - lambda;
         Sample {
             f: weight * form,
             slope: tilt * form + weight * form_slope,
-            curvature: -2.0 * form + 2.0 * tilt * form_slope + weight * form_curvature,
+            curvature: -two * form + two * tilt * form_slope + weight * form_curvature,
         }
     }
 }
@@ -361,61 +452,68 @@ pub fn contact_function(a: &Shape, b: &Shape, r: Vec3) -> Contact {
 /// (e.g. `stop_at = 1` proves "no overlap" without converging).
 #[must_use]
 pub fn contact_function_until(a: &Shape, b: &Shape, r: Vec3, stop_at: f32) -> Contact {
-    let distance_squared = r.length_squared();
-    if distance_squared.is_nan() || distance_squared <= 0.0 {
-        return Contact {
-            f: 0.0,
-            lambda: 0.5,
-            steps: 0,
-        };
-    }
-    let pencil = Pencil::new(a, b, r);
-    maximise(&pencil, pencil.sphere_start(), stop_at)
+    contact_functions_until(
+        &Shapes4::splat(a),
+        &Shapes4::splat(b),
+        &Offsets4::splat(r),
+        Vec4::splat(stop_at),
+    )
+    .lane(0)
 }
 
-/// The safeguarded Newton search from `lambda`; see the module docs.
+/// [`contact_function_until`] for four pairs at once, one per lane; each
+/// lane's result is bit-identical to computing its pair alone.
+#[must_use]
+pub fn contact_functions_until(a: &Shapes4, b: &Shapes4, r: &Offsets4, stop_at: Vec4) -> Contacts4 {
+    let distance_squared = r.x * r.x + r.y * r.y + r.z * r.z;
+    // Coinciding centres (and NaN offsets) have F = 0.
+    let apart = distance_squared.cmpgt(Vec4::ZERO);
+    let pencil = Pencil::new(a, b, r);
+    let start = Vec4::select(apart, pencil.sphere_start(), Vec4::splat(0.5));
+    maximise(&pencil, start, stop_at, apart)
+}
+
+/// The safeguarded Newton search from `lambda` in the `active` lanes, in
+/// lockstep: a lane that has stopped keeps its result while the others go
+/// on, so each lane's steps are those of its pair alone. See the module
+/// docs.
 #[inline]
-fn maximise(pencil: &Pencil, mut lambda: f32, stop_at: f32) -> Contact {
-    let mut best = Contact {
-        f: 0.0,
-        lambda,
-        steps: 0,
-    };
-    let (mut lo, mut hi) = (0.0_f32, 1.0_f32);
+fn maximise(pencil: &Pencil, mut lambda: Vec4, stop_at: Vec4, mut active: BVec4A) -> Contacts4 {
+    let tolerance = Vec4::splat(LAMBDA_TOLERANCE);
+    let mut best_f = Vec4::ZERO;
+    let mut best_lambda = lambda;
+    let mut steps = Vec4::ZERO;
+    let (mut lo, mut hi) = (Vec4::ZERO, Vec4::ONE);
     for step in 1..=MAX_STEPS {
+        if !active.any() {
+            break;
+        }
         let at = pencil.sample(lambda);
-        best.steps = step;
-        if at.f > best.f {
-            best.f = at.f;
-            best.lambda = lambda;
-        }
-        if best.f >= stop_at || !at.f.is_finite() {
-            break;
-        }
-        if at.slope > 0.0 {
-            lo = lambda;
-        } else {
-            hi = lambda;
-        }
+        steps = Vec4::select(active, Vec4::splat(step as f32), steps);
+        let better = active & at.f.cmpgt(best_f);
+        best_f = Vec4::select(better, at.f, best_f);
+        best_lambda = Vec4::select(better, lambda, best_lambda);
+        active &= !(best_f.cmpge(stop_at) | !at.f.is_finite_mask());
+        let rising = at.slope.cmpgt(Vec4::ZERO);
+        lo = Vec4::select(active & rising, lambda, lo);
+        hi = Vec4::select(active & !rising, lambda, hi);
         let newton = lambda - at.slope / at.curvature;
-        if at.curvature < 0.0 && (newton - lambda).abs() <= LAMBDA_TOLERANCE {
-            // Converged: the Newton step is tiny (it may land on the bracket
-            // end `lambda` itself, which the bracket test below would refuse).
-            break;
-        }
-        let next = if at.curvature < 0.0 && newton > lo && newton < hi {
-            newton
-        } else {
-            0.5 * (lo + hi)
-        };
+        let concave = at.curvature.cmplt(Vec4::ZERO);
+        // Converged: the Newton step is tiny (it may land on the bracket end
+        // `lambda` itself, which the bracket test below would refuse).
+        active &= !(concave & (newton - lambda).abs().cmple(tolerance));
+        let bracketed = concave & newton.cmpgt(lo) & newton.cmplt(hi);
+        let next = Vec4::select(bracketed, newton, Vec4::splat(0.5) * (lo + hi));
         let moved = (next - lambda).abs();
-        lambda = next;
-        if moved <= LAMBDA_TOLERANCE || hi - lo <= LAMBDA_TOLERANCE {
-            // The step is tiny: f(next) differs from f(λ) by about its square.
-            break;
-        }
+        lambda = Vec4::select(active, next, lambda);
+        // The step is tiny: f(next) differs from f(λ) by about its square.
+        active &= !(moved.cmple(tolerance) | (hi - lo).cmple(tolerance));
     }
-    best
+    Contacts4 {
+        f: best_f,
+        lambda: best_lambda,
+        steps: steps.to_array().map(|s| s as u32),
+    }
 }
 
 /// The ellipsoids overlap (exact test, `F < 1`).
@@ -465,21 +563,26 @@ pub fn horizontal_separation(a: &Shape, b: &Shape, r: Vec3, direction: Vec3) -> 
         return (reach - along).max(0.0);
     }
     let rise = Vec3::new(0.0, 0.0, r.z);
-    let horizontal = Pencil::new(a, b, direction);
+    let (a, b) = (Shapes4::splat(a), Shapes4::splat(b));
+    let horizontal = Pencil::new(&a, &b, &Offsets4::splat(direction));
     let mut lambda = unit.lambda;
     for _ in 0..MAX_STEPS {
+        let pencil = Pencil::new(&a, &b, &Offsets4::splat(direction * reach + rise));
         let contact = maximise(
-            &Pencil::new(a, b, direction * reach + rise),
-            lambda,
-            f32::INFINITY,
-        );
+            &pencil,
+            Vec4::splat(lambda),
+            Vec4::INFINITY,
+            BVec4A::splat(true),
+        )
+        .lane(0);
         lambda = contact.lambda;
         let excess = contact.f - 1.0;
         if excess <= 1e-6 {
             break;
         }
         // Envelope theorem: dF/ds = 2 s λ(1 − λ) dᵀ C(λ)⁻¹ d at the maximiser.
-        let slope = 2.0 * reach * lambda * (1.0 - lambda) * horizontal.plane_form(lambda);
+        let form = horizontal.plane_form(Vec4::splat(lambda)).x;
+        let slope = 2.0 * reach * lambda * (1.0 - lambda) * form;
         if slope.is_nan() || slope <= 0.0 {
             break;
         }
@@ -587,6 +690,49 @@ mod tests {
         assert!(push > 0.0);
         let after = contact_function(&a, &b, r + direction * push);
         assert!(close(after.f, 1.0, 1e-4), "{after:?}");
+    }
+
+    #[test]
+    fn four_lanes_give_each_pair_its_own_result_bit_for_bit() {
+        // Pairs that need different numbers of steps, one with a vertical
+        // offset, one with coinciding centres, one stopping early.
+        let a = [
+            Shape::new(Vec3::new(6.0, 1.0, 2.0), 0.2),
+            Shape::new(Vec3::new(2.0, 2.0, 2.0), 0.0),
+            Shape::new(Vec3::new(20.0, 0.2, 0.5), -1.3),
+            Shape::new(Vec3::new(3.0, 4.0, 1.0), 2.5),
+        ];
+        let b = [
+            Shape::new(Vec3::new(2.0, 3.0, 0.5), 2.0),
+            Shape::new(Vec3::new(1.0, 5.0, 3.0), 0.7),
+            Shape::new(Vec3::new(0.5, 8.0, 0.3), 0.4),
+            Shape::new(Vec3::new(3.0, 1.0, 2.0), -0.6),
+        ];
+        let r = [
+            Vec3::new(3.0, 4.0, 0.5),
+            Vec3::ZERO,
+            Vec3::new(-2.0, 0.1, 0.0),
+            Vec3::new(12.0, -9.0, 0.0),
+        ];
+        let stop_at = [f32::INFINITY, 1.0, f32::INFINITY, 1.0];
+        let together = contact_functions_until(
+            &Shapes4::from_lanes([&a[0], &a[1], &a[2], &a[3]]),
+            &Shapes4::from_lanes([&b[0], &b[1], &b[2], &b[3]]),
+            &Offsets4::from_lanes(r),
+            Vec4::from_array(stop_at),
+        );
+        let mut steps = Vec::new();
+        for lane in 0..4 {
+            let alone = contact_function_until(&a[lane], &b[lane], r[lane], stop_at[lane]);
+            let got = together.lane(lane);
+            assert_eq!(got.f.to_bits(), alone.f.to_bits(), "lane {lane}");
+            assert_eq!(got.lambda.to_bits(), alone.lambda.to_bits(), "lane {lane}");
+            assert_eq!(got.steps, alone.steps, "lane {lane}");
+            steps.push(alone.steps);
+        }
+        assert_eq!(together.lane(1).f, 0.0);
+        assert!(together.lane(3).f >= 1.0);
+        assert!(steps.iter().min() < steps.iter().max(), "{steps:?}");
     }
 
     #[test]

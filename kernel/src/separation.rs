@@ -25,37 +25,48 @@
 //!    [`Separation::reserve`], so that they never widen everyone else's
 //!    search.
 //! 2. **Sweep (Jacobi).** Places are cut into fixed chunks of
-//!    [`crate::parallel::CHUNK_ROWS`], one task each. Every small unit looks
-//!    up its candidates in the spatial hash within its own bounding radius +
-//!    the largest small bounding radius + twice the *slack* (how far any unit
-//!    may have moved since the hash was built). A pair inside one chunk is
+//!    [`crate::parallel::CHUNK_ROWS`], one task each. Every small unit takes
+//!    as candidates the units in the hash cells under a square about its
+//!    hashed position, of half-side its own bounding radius plus the largest
+//!    small bounding radius plus twice the *slack* (how far any unit may have
+//!    moved since the hash was built). A pair inside one chunk is
 //!    tested **once**, from its earlier place, and pushes both units (the
 //!    window skips the chunk's earlier places outright: a grid row's cells
 //!    are contiguous places); a pair straddling two chunks is tested from
 //!    both sides, each pushing only its own unit, so no task writes another's
 //!    rows. With rows in cell order a chunk is a band of the map and only
 //!    pairs across its two edges straddle. Cheap rejections first (bounding
-//!    spheres, then the vertical extents), then the exact test, which stops
-//!    at the first sample `f(λ) ≥ 1` for the common no-overlap case. Each
-//!    overlapping pair is pushed apart along the centre line by the exact
-//!    depth (plus a skin of [`SKIN_REL`] of the smaller smallest semi-axis),
-//!    each unit by its share of the inverse mass (`inv_self / (inv_self +
-//!    inv_other)`; immovable units have inverse mass 0, so the movable party
-//!    takes the full depth; pairs of two immovable units are skipped). Pairs
-//!    with a big unit are then handled on one thread in a fixed order: each
-//!    big unit queries the hash with its own radius, and big pairs are tested
-//!    all against all. A unit moves by the **sum** of its pushes from movable
-//!    partners times [`RELAXATION`] plus the sum from immovable ones, applied
-//!    only after every pair has been measured; the pairs of a chunk are
+//!    spheres at the current centres, then the vertical extents; their
+//!    outcome is a coin toss in a dense crowd, so survivors are queued
+//!    without a branch), then the exact test on **four queued pairs at
+//!    once** ([`crate::ellipsoid::contact_functions_until`], one SIMD lane
+//!    each, bit-identical to one at a time), which stops at the first sample
+//!    `f(λ) ≥ 1` for the common no-overlap case. Each overlapping pair is
+//!    pushed apart along the centre line by the exact depth (plus a skin of
+//!    [`SKIN_REL`] of the smaller smallest semi-axis), each unit by its share
+//!    of the inverse mass (`inv_self / (inv_self + inv_other)`; immovable
+//!    units have inverse mass 0, so the movable party takes the full depth;
+//!    pairs of two immovable units are skipped). Pairs with a big unit are
+//!    then handled on one thread in a fixed order: each big unit queries the
+//!    hash with its own radius, and big pairs are tested all against all. A
+//!    unit moves by the **sum** of its pushes from movable partners times
+//!    [`RELAXATION`] plus the sum from immovable ones, applied only after
+//!    every pair has been measured; the pairs of a chunk are queued and
 //!    summed in a fixed order and the chunk cut does not depend on the
 //!    thread count, so neither does the result. (The mean of the pushes,
 //!    tried first, under-relaxes a unit with many neighbours by their number
 //!    and stalled dense crowds.)
 //! 3. **Repeat** up to `iterations` times, or until no pair overlaps by more
-//!    than [`TOLERANCE_REL`] of the smaller shield's smallest semi-axis. After
-//!    the last push one more sweep measures what remains, from the current
-//!    positions with the slack widened by every push since the hash was
-//!    built.
+//!    than [`TOLERANCE_REL`] of the smaller shield's smallest semi-axis.
+//! 4. **Measure.** After the last push one more sweep measures what remains,
+//!    from the current positions with the slack widened by every push since
+//!    the hash was built. It only wants the deepest overlap, so each pair is
+//!    tested once (from its earlier place, whatever the chunk) and its
+//!    Newton search stops as soon as a sample of `f` proves the pair no
+//!    deeper than the chunk's deepest so far (`f ≥ (|r| / (|r| + d))²` for
+//!    depth `d`): only the pairs that raise the maximum are measured to the
+//!    end. The maximum is exact; the count of overlapping pairs reported is
+//!    the first sweep's.
 //!
 //! **Ground plane only.** Separation moves units only in the ground plane,
 //! airborne ones included: altitude belongs to the flight model, and nothing
@@ -74,9 +85,14 @@
 //! (same bounds and cell size, allocated at construction) and resets the
 //! slack. Nothing allocates after [`Separation::reserve`].
 
-use glam::{Vec2, Vec3};
+use std::ops::Range;
 
-use crate::ellipsoid::{Shape, contact_function_until, horizontal_separation};
+use glam::{Vec2, Vec3, Vec4};
+
+use crate::ellipsoid::{
+    Contacts4, Offsets4, Shape, Shapes4, contact_function_until, contact_functions_until,
+    horizontal_separation,
+};
 use crate::parallel::for_each_chunk;
 use crate::spatial::{Bounds, GridError, SpatialHash};
 
@@ -115,10 +131,11 @@ pub struct SeparationInput<'a> {
 /// What one pass did and found.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct SeparationStats {
-    /// Candidate pairs examined over all sweeps: each pair once, except
-    /// pairs of two small units in different chunks of
-    /// [`crate::parallel::CHUNK_ROWS`] places, which are examined from both
-    /// sides (a few per cent of pairs with rows in cell order).
+    /// Candidate pairs examined over all sweeps (pairs of units in the hash
+    /// cells of each unit's search window): each pair once, except pairs of
+    /// two small units in different chunks of [`crate::parallel::CHUNK_ROWS`]
+    /// places in a pushing sweep, which are examined from both sides (a few
+    /// per cent of pairs with rows in cell order).
     pub pairs_tested: u64,
     /// Candidates that passed the bounding-sphere and height checks and got
     /// the exact Perram–Wertheim test.
@@ -204,6 +221,21 @@ struct Sweep {
     largest_push: f32,
 }
 
+/// The deepest overlap seen so far, metres and relative to the smaller
+/// shield's smallest semi-axis (not necessarily of the same pair).
+#[derive(Clone, Copy, Debug, Default)]
+struct Deepest {
+    m: f32,
+    rel: f32,
+}
+
+impl Deepest {
+    fn include(&mut self, overlap: &Overlap) {
+        self.m = self.m.max(overlap.depth);
+        self.rel = self.rel.max(overlap.relative);
+    }
+}
+
 /// Separation's working memory and its iteration limit: reuse it across
 /// ticks.
 #[derive(Clone, Debug)]
@@ -231,6 +263,8 @@ struct Context<'a> {
     /// Largest bounding radius among small units.
     small_radius: f32,
     slack: f32,
+    /// The sweep after the last push: only the deepest overlap is wanted.
+    measure_only: bool,
 }
 
 impl Context<'_> {
@@ -356,6 +390,7 @@ impl Separation {
                 big_radius,
                 small_radius,
                 slack,
+                measure_only: stats.iterations > 0 && stats.iterations >= *iterations,
             };
             let sweep = sweep(&context, big, pushes);
             stats.pairs_tested += sweep.tested;
@@ -434,23 +469,18 @@ fn write_back(placed: &[Body], hash: &SpatialHash, position: &mut [Vec2]) {
 fn sweep(context: &Context<'_>, big: &[u32], pushes: &mut [Push]) -> Sweep {
     for_each_chunk(pushes, |first, rows| {
         rows.fill(Push::default());
-        for offset in 0..rows.len() {
-            small_pushes(first, offset, rows, context);
+        if context.measure_only {
+            measure_chunk(first, rows, context);
+        } else {
+            push_chunk(first, rows, context);
         }
     });
     // Pairs with a big unit: one thread, fixed order, both sides at once.
     for (index, &unit) in big.iter().enumerate() {
         let unit = unit as usize;
-        let body = &context.bodies[unit];
-        let point = context.hash.sorted_positions()[unit];
-        let search = context.search(body.radius);
-        context
-            .hash
-            .for_each_place_within_except(point, search, unit..unit + 1, |other, _| {
-                if context.bodies[other].radius <= context.big_radius {
-                    push_pair(unit, other, context, pushes);
-                }
-            });
+        for_each_candidate(context, unit, unit..unit + 1, |other, _| {
+            push_pair(unit, other, context, pushes);
+        });
         for &other in &big[index + 1..] {
             push_pair(unit, other as usize, context, pushes);
         }
@@ -468,51 +498,221 @@ fn sweep(context: &Context<'_>, big: &[u32], pushes: &mut [Push]) -> Sweep {
     total
 }
 
-/// The pairs of the small unit at place `first + offset` with small units
-/// (big units get theirs in the sequential phase). `chunk` holds the pushes
-/// of places `first..first + chunk.len()`: a pair within the chunk is tested
-/// once, from its earlier place, and pushes both; a pair with a unit of
-/// another chunk is tested from both sides, each pushing only its own unit.
-fn small_pushes(first: usize, offset: usize, chunk: &mut [Push], context: &Context<'_>) {
-    let unit = first + offset;
-    let own = &context.bodies[unit];
-    if own.radius > context.big_radius {
-        return;
+/// Candidate pairs (places) that passed the cheap rejections, waiting for
+/// the exact test, which runs on four pairs at once.
+#[derive(Clone, Copy, Default)]
+struct Batch {
+    len: usize,
+    first: [usize; 4],
+    second: [usize; 4],
+    /// Centre offsets, second minus first.
+    offset: [Vec3; 4],
+}
+
+impl Batch {
+    /// Queues a pair if `keep` (without a branch: whether a candidate
+    /// survives the cheap rejections is a coin toss in a dense crowd); true
+    /// when the batch is full.
+    #[inline]
+    fn push_if(&mut self, keep: bool, first: usize, second: usize, offset: Vec3) -> bool {
+        self.first[self.len] = first;
+        self.second[self.len] = second;
+        self.offset[self.len] = offset;
+        self.len += usize::from(keep);
+        self.len == 4
     }
-    let chunk_end = first + chunk.len();
+
+    /// The exact contact functions of the queued pairs (lanes past `len`
+    /// repeat the first pair), each stopping once it reaches its `level`.
+    fn contacts(&self, bodies: &[Body], level: [f32; 4]) -> Contacts4 {
+        let lane = |k: usize| if k < self.len { k } else { 0 };
+        let level = std::array::from_fn(|k| level[lane(k)]);
+        let first = std::array::from_fn::<_, 4, _>(|k| &bodies[self.first[lane(k)]].shape);
+        let second = std::array::from_fn::<_, 4, _>(|k| &bodies[self.second[lane(k)]].shape);
+        let offset = std::array::from_fn(|k| self.offset[lane(k)]);
+        contact_functions_until(
+            &Shapes4::from_lanes(first),
+            &Shapes4::from_lanes(second),
+            &Offsets4::from_lanes(offset),
+            Vec4::from_array(level),
+        )
+    }
+}
+
+/// Calls `visit` with the place of every small unit near enough to the
+/// unit at place `unit` that they may overlap, except places in `skip`, in
+/// place order: the hash's cells under the square of half-side
+/// [`Context::search`] about the unit's hashed position.
+#[inline]
+fn for_each_candidate(
+    context: &Context<'_>,
+    unit: usize,
+    skip: Range<usize>,
+    mut visit: impl FnMut(usize, &Body),
+) {
     let point = context.hash.sorted_positions()[unit];
-    // Earlier places of this chunk already tested their pairs with this one.
-    let skip = first..unit + 1;
-    let search = context.search(own.radius);
-    context
-        .hash
-        .for_each_place_within_except(point, search, skip, |other, _| {
+    let search = context.search(context.bodies[unit].radius);
+    context.hash.for_each_row_range(point, search, |range| {
+        let before = skip.start.clamp(range.start, range.end);
+        let after = skip.end.clamp(range.start, range.end);
+        for other in (range.start..before).chain(after..range.end) {
             let them = &context.bodies[other];
-            let total = own.inv_mass + them.inv_mass;
-            if them.radius > context.big_radius || total == 0.0 {
+            if them.radius <= context.big_radius {
+                visit(other, them);
+            }
+        }
+    });
+}
+
+/// The pushes of the small units at places `first..first + chunk.len()`
+/// from their pairs with small units (big units get theirs in the
+/// sequential phase): a pair within the chunk is tested once, from its
+/// earlier place, and pushes both; a pair with a unit of another chunk is
+/// tested from both sides, each pushing only its own unit.
+fn push_chunk(first: usize, chunk: &mut [Push], context: &Context<'_>) {
+    let chunk_end = first + chunk.len();
+    let mut batch = Batch::default();
+    for unit in first..chunk_end {
+        let own = &context.bodies[unit];
+        if own.radius > context.big_radius {
+            continue;
+        }
+        let (mut tested, mut exact) = (0, 0);
+        // Earlier places of this chunk already tested their pairs with this one.
+        for_each_candidate(context, unit, first..unit + 1, |other, them| {
+            if own.inv_mass + them.inv_mass == 0.0
+                || own.inv_mass == 0.0 && !(first..chunk_end).contains(&other)
+            {
+                // Two immovable units, or only the other side moves (and
+                // measures the pair itself).
                 return;
             }
-            let shared = (first..chunk_end).contains(&other);
-            if !shared && own.inv_mass == 0.0 {
-                // Only the other side moves: it measures the pair itself.
-                return;
-            }
-            chunk[offset].tested += 1;
-            let Some(overlap) = overlap_of(own, them, unit < other, &mut chunk[offset].exact)
-            else {
-                return;
-            };
-            let away = overlap.direction * overlap.push;
-            chunk[offset].add(-away * (own.inv_mass / total), them.inv_mass == 0.0);
-            if shared {
-                chunk[offset].record(&overlap, true);
-                chunk[other - first].add(away * (them.inv_mass / total), own.inv_mass == 0.0);
-            } else {
-                // Counted by the earlier place, or by the movable side.
-                let count_here = unit < other || them.inv_mass == 0.0;
-                chunk[offset].record(&overlap, count_here);
+            tested += 1;
+            let offset = them.centre - own.centre;
+            let keep = may_overlap(own, them, offset);
+            exact += u32::from(keep);
+            if batch.push_if(keep, unit, other, offset) {
+                settle_pushes(&mut batch, first, chunk, context);
             }
         });
+        chunk[unit - first].tested += tested;
+        chunk[unit - first].exact += exact;
+    }
+    settle_pushes(&mut batch, first, chunk, context);
+}
+
+/// Tests the queued pairs exactly and pushes the overlapping ones apart
+/// (see [`push_chunk`]), in queue order.
+fn settle_pushes(batch: &mut Batch, first: usize, chunk: &mut [Push], context: &Context<'_>) {
+    if batch.len == 0 {
+        return;
+    }
+    let contacts = batch.contacts(context.bodies, [1.0; 4]);
+    for lane in 0..batch.len {
+        let (unit, other) = (batch.first[lane], batch.second[lane]);
+        let (own, them) = (&context.bodies[unit], &context.bodies[other]);
+        let f = contacts.f[lane];
+        let Some(overlap) = resolve(own, them, batch.offset[lane], f, unit < other) else {
+            continue;
+        };
+        let total = own.inv_mass + them.inv_mass;
+        let away = overlap.direction * overlap.push;
+        let shared = (first..first + chunk.len()).contains(&other);
+        let push = &mut chunk[unit - first];
+        push.add(-away * (own.inv_mass / total), them.inv_mass == 0.0);
+        // Counted by the earlier place, or by the movable side.
+        push.record(&overlap, shared || unit < other || them.inv_mass == 0.0);
+        if shared {
+            chunk[other - first].add(away * (them.inv_mass / total), own.inv_mass == 0.0);
+        }
+    }
+    batch.len = 0;
+}
+
+/// The deepest overlaps of the small units at places `first..first +
+/// chunk.len()` with small units at later places, into the chunk's depths.
+/// Only overlaps deeper than the chunk's deepest so far are measured to the
+/// end.
+fn measure_chunk(first: usize, chunk: &mut [Push], context: &Context<'_>) {
+    let mut batch = Batch::default();
+    let mut deepest = Deepest::default();
+    for unit in first..first + chunk.len() {
+        let own = &context.bodies[unit];
+        if own.radius > context.big_radius {
+            continue;
+        }
+        let (mut tested, mut exact) = (0, 0);
+        for_each_candidate(context, unit, 0..unit + 1, |other, them| {
+            if own.inv_mass + them.inv_mass == 0.0 {
+                return;
+            }
+            tested += 1;
+            let offset = them.centre - own.centre;
+            let keep = may_overlap(own, them, offset);
+            exact += u32::from(keep);
+            if batch.push_if(keep, unit, other, offset) {
+                settle_depths(&mut batch, first, chunk, context, &mut deepest);
+            }
+        });
+        chunk[unit - first].tested += tested;
+        chunk[unit - first].exact += exact;
+    }
+    settle_depths(&mut batch, first, chunk, context, &mut deepest);
+}
+
+/// Measures the queued pairs that may be deeper than `deepest` and raises
+/// it (see [`measure_chunk`]).
+fn settle_depths(
+    batch: &mut Batch,
+    first: usize,
+    chunk: &mut [Push],
+    context: &Context<'_>,
+    deepest: &mut Deepest,
+) {
+    if batch.len == 0 {
+        return;
+    }
+    let level = std::array::from_fn(|lane| {
+        let (own, them) = (
+            &context.bodies[batch.first[lane]],
+            &context.bodies[batch.second[lane]],
+        );
+        uninteresting_level(
+            batch.offset[lane],
+            own.smallest.min(them.smallest),
+            *deepest,
+        )
+    });
+    let contacts = batch.contacts(context.bodies, level);
+    for (lane, &level) in level.iter().enumerate().take(batch.len) {
+        let (unit, other) = (batch.first[lane], batch.second[lane]);
+        let f = contacts.f[lane];
+        if f >= level || f.is_nan() {
+            continue;
+        }
+        let (own, them) = (&context.bodies[unit], &context.bodies[other]);
+        if let Some(overlap) = resolve(own, them, batch.offset[lane], f, true) {
+            chunk[unit - first].record(&overlap, false);
+            deepest.include(&overlap);
+        }
+    }
+    batch.len = 0;
+}
+
+/// The level of the contact function at and above which a pair at `offset`
+/// cannot be deeper than `beyond` (both in metres and relative to
+/// `smallest`): depth `|r|(1/√F − 1) ≤ floor` exactly when
+/// `F ≥ (|r| / (|r| + floor))²`, and any sample of `f` is a lower bound of
+/// `F`, so the search stops at the first that reaches it. Pairs at
+/// different altitudes are measured in full (their depth is horizontal).
+fn uninteresting_level(offset: Vec3, smallest: f32, beyond: Deepest) -> f32 {
+    if offset.z != 0.0 {
+        return 1.0;
+    }
+    let floor = beyond.m.min(beyond.rel * smallest);
+    let distance = offset.length();
+    let ratio = distance / (distance + floor);
+    ratio * ratio
 }
 
 /// Tests the pair `(unit, other)` (places) once and pushes both.
@@ -523,7 +723,13 @@ fn push_pair(unit: usize, other: usize, context: &Context<'_>, pushes: &mut [Pus
         return;
     }
     pushes[unit].tested += 1;
-    let Some(overlap) = overlap_of(a, b, unit < other, &mut pushes[unit].exact) else {
+    let offset = b.centre - a.centre;
+    if !may_overlap(a, b, offset) {
+        return;
+    }
+    pushes[unit].exact += 1;
+    let contact = contact_function_until(&a.shape, &b.shape, offset, 1.0);
+    let Some(overlap) = resolve(a, b, offset, contact.f, unit < other) else {
         return;
     };
     pushes[unit].record(&overlap, true);
@@ -532,25 +738,28 @@ fn push_pair(unit: usize, other: usize, context: &Context<'_>, pushes: &mut [Pus
     pushes[other].add(away * (b.inv_mass / total), a.inv_mass == 0.0);
 }
 
-/// The exact overlap of `a` and `b` at their current centres, if any.
-/// `a_first` breaks the tie of coinciding ground positions.
+/// The cheap rejections: false when `a` and `b` (centres `offset` apart)
+/// cannot overlap because their bounding spheres or their vertical extents
+/// are apart.
 #[inline]
-fn overlap_of(a: &Body, b: &Body, a_first: bool, exact: &mut u32) -> Option<Overlap> {
-    let r = b.centre - a.centre;
+fn may_overlap(a: &Body, b: &Body, offset: Vec3) -> bool {
     let reach = a.radius + b.radius;
-    if r.length_squared() >= reach * reach || r.z.abs() >= a.half_height + b.half_height {
+    offset.length_squared() < reach * reach && offset.z.abs() < a.half_height + b.half_height
+}
+
+/// The exact overlap of `a` and `b`, centres `offset` apart, given their
+/// contact function `f`, if they overlap. `a_first` breaks the tie of
+/// coinciding ground positions.
+fn resolve(a: &Body, b: &Body, offset: Vec3, f: f32, a_first: bool) -> Option<Overlap> {
+    if f >= 1.0 || f.is_nan() {
         return None;
     }
-    *exact += 1;
-    let contact = contact_function_until(&a.shape, &b.shape, r, 1.0);
-    if !contact.overlaps() {
-        return None;
-    }
+    let r = offset;
     let across = r.truncate();
     let across_length = across.length();
     let (direction, depth) = if across_length > 0.0 && r.z == 0.0 {
         // Same altitude: the centre line is horizontal, depth |r|(1/√F − 1).
-        let depth = across_length * (contact.f.sqrt().recip() - 1.0);
+        let depth = across_length * (f.sqrt().recip() - 1.0);
         (across / across_length, depth)
     } else {
         let direction = if across_length > 0.0 {

@@ -284,21 +284,20 @@ impl SpatialHash {
         &self.sorted_position
     }
 
-    /// Visits every place within `radius` of `point` (inclusive) except those
-    /// in `skip`, as `(place, position at rebuild)`, in place order. Cells of
-    /// a grid row are contiguous places, so the skipped range costs nothing.
+    /// Calls `visit` with the places of each grid row's run of cells that the
+    /// square of half-side `radius` about `point` touches, bottom row first:
+    /// a superset of the units within `radius` of `point`. Cells of a grid
+    /// row are contiguous places, so a run is one range.
     #[inline]
-    pub(crate) fn for_each_place_within_except(
+    pub(crate) fn for_each_row_range(
         &self,
         point: Vec2,
         radius: f32,
-        skip: std::ops::Range<usize>,
-        mut visit: impl FnMut(usize, Vec2),
+        mut visit: impl FnMut(std::ops::Range<usize>),
     ) {
         if self.order.is_empty() || radius.is_nan() || radius < 0.0 {
             return;
         }
-        let radius_squared = radius * radius;
         let (origin, last) = (self.origin, self.last_cell);
         let first_column = self.axis_cell(point.x - radius, origin.x, last.x);
         let last_column = self.axis_cell(point.x + radius, origin.x, last.x);
@@ -308,15 +307,7 @@ impl SpatialHash {
             let row_start = row * self.width;
             let begin = self.cell_start[row_start + first_column] as usize;
             let end = self.cell_start[row_start + last_column + 1] as usize;
-            let (before, after) = (skip.start.clamp(begin, end), skip.end.clamp(begin, end));
-            for range in [begin..before, after..end] {
-                let first = range.start;
-                for (offset, position) in self.sorted_position[range].iter().enumerate() {
-                    if point.distance_squared(*position) <= radius_squared {
-                        visit(first + offset, *position);
-                    }
-                }
-            }
+            visit(begin..end);
         }
     }
 
