@@ -515,9 +515,11 @@ impl Batch {
     /// when the batch is full.
     #[inline]
     fn push_if(&mut self, keep: bool, first: usize, second: usize, offset: Vec3) -> bool {
-        self.first[self.len] = first;
-        self.second[self.len] = second;
-        self.offset[self.len] = offset;
+        // A full batch is settled before the next push, so `len < 4` here.
+        let slot = self.len & 3;
+        self.first[slot] = first;
+        self.second[slot] = second;
+        self.offset[slot] = offset;
         self.len += usize::from(keep);
         self.len == 4
     }
@@ -555,10 +557,12 @@ fn for_each_candidate(
     context.hash.for_each_row_range(point, search, |range| {
         let before = skip.start.clamp(range.start, range.end);
         let after = skip.end.clamp(range.start, range.end);
-        for other in (range.start..before).chain(after..range.end) {
-            let them = &context.bodies[other];
-            if them.radius <= context.big_radius {
-                visit(other, them);
+        for places in [range.start..before, after..range.end] {
+            let first = places.start;
+            for (offset, them) in context.bodies[places].iter().enumerate() {
+                if them.radius <= context.big_radius {
+                    visit(first + offset, them);
+                }
             }
         }
     });
@@ -744,7 +748,8 @@ fn push_pair(unit: usize, other: usize, context: &Context<'_>, pushes: &mut [Pus
 #[inline]
 fn may_overlap(a: &Body, b: &Body, offset: Vec3) -> bool {
     let reach = a.radius + b.radius;
-    offset.length_squared() < reach * reach && offset.z.abs() < a.half_height + b.half_height
+    // `&`, not `&&`: both tests are cheap, and a branch would mispredict.
+    (offset.length_squared() < reach * reach) & (offset.z.abs() < a.half_height + b.half_height)
 }
 
 /// The exact overlap of `a` and `b`, centres `offset` apart, given their
