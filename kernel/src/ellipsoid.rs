@@ -378,9 +378,12 @@ impl Pencil {
     /// along `r`: `λ = ρ_A / (ρ_A + ρ_B) = 1 / (1 + √(rᵀM_A⁻¹r / rᵀM_B⁻¹r))`.
     #[inline]
     fn sphere_start(&self) -> Vec4 {
-        let inverse_a = self.adjugate_a / self.det_a + self.rise_squared / self.vertical_a;
-        let inverse_b = self.adjugate_b / self.det_b + self.rise_squared / self.vertical_b;
-        let start = (Vec4::ONE + (inverse_a / inverse_b).sqrt()).recip();
+        // rᵀM⁻¹r = n / det P + r_z² / v, over one common denominator each.
+        let inverse_a = self.adjugate_a * self.vertical_a + self.rise_squared * self.det_a;
+        let inverse_b = self.adjugate_b * self.vertical_b + self.rise_squared * self.det_b;
+        let ratio = (inverse_a * (self.det_b * self.vertical_b))
+            / (inverse_b * (self.det_a * self.vertical_a));
+        let start = (Vec4::ONE + ratio.sqrt()).recip();
         let inside = start.cmpgt(Vec4::ZERO) & start.cmplt(Vec4::ONE);
         Vec4::select(inside, start, Vec4::splat(0.5))
     }

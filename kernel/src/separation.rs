@@ -510,18 +510,17 @@ struct Batch {
 }
 
 impl Batch {
-    /// Queues a pair if `keep` (without a branch: whether a candidate
-    /// survives the cheap rejections is a coin toss in a dense crowd); true
-    /// when the batch is full.
+    /// Writes a pair into lane `slot` (`< 4`) without queueing it: the
+    /// caller counts the queued pairs in a local (kept in a register) and
+    /// advances it only for the pairs it keeps, so whether a candidate
+    /// survives the cheap rejections (a coin toss in a dense crowd) costs no
+    /// branch.
     #[inline]
-    fn push_if(&mut self, keep: bool, first: usize, second: usize, offset: Vec3) -> bool {
-        // A full batch is settled before the next push, so `len < 4` here.
-        let slot = self.len & 3;
+    fn put(&mut self, slot: usize, first: usize, second: usize, offset: Vec3) {
+        let slot = slot & 3;
         self.first[slot] = first;
         self.second[slot] = second;
         self.offset[slot] = offset;
-        self.len += usize::from(keep);
-        self.len == 4
     }
 
     /// The exact contact functions of the queued pairs (lanes past `len`
@@ -576,6 +575,7 @@ fn for_each_candidate(
 fn push_chunk(first: usize, chunk: &mut [Push], context: &Context<'_>) {
     let chunk_end = first + chunk.len();
     let mut batch = Batch::default();
+    let mut queued = 0;
     for unit in first..chunk_end {
         let own = &context.bodies[unit];
         if own.radius > context.big_radius {
@@ -595,13 +595,18 @@ fn push_chunk(first: usize, chunk: &mut [Push], context: &Context<'_>) {
             let offset = them.centre - own.centre;
             let keep = may_overlap(own, them, offset);
             exact += u32::from(keep);
-            if batch.push_if(keep, unit, other, offset) {
+            batch.put(queued, unit, other, offset);
+            queued += usize::from(keep);
+            if queued == 4 {
+                batch.len = queued;
                 settle_pushes(&mut batch, first, chunk, context);
+                queued = 0;
             }
         });
         chunk[unit - first].tested += tested;
         chunk[unit - first].exact += exact;
     }
+    batch.len = queued;
     settle_pushes(&mut batch, first, chunk, context);
 }
 
@@ -639,6 +644,7 @@ fn settle_pushes(batch: &mut Batch, first: usize, chunk: &mut [Push], context: &
 /// end.
 fn measure_chunk(first: usize, chunk: &mut [Push], context: &Context<'_>) {
     let mut batch = Batch::default();
+    let mut queued = 0;
     let mut deepest = Deepest::default();
     for unit in first..first + chunk.len() {
         let own = &context.bodies[unit];
@@ -654,13 +660,18 @@ fn measure_chunk(first: usize, chunk: &mut [Push], context: &Context<'_>) {
             let offset = them.centre - own.centre;
             let keep = may_overlap(own, them, offset);
             exact += u32::from(keep);
-            if batch.push_if(keep, unit, other, offset) {
+            batch.put(queued, unit, other, offset);
+            queued += usize::from(keep);
+            if queued == 4 {
+                batch.len = queued;
                 settle_depths(&mut batch, first, chunk, context, &mut deepest);
+                queued = 0;
             }
         });
         chunk[unit - first].tested += tested;
         chunk[unit - first].exact += exact;
     }
+    batch.len = queued;
     settle_depths(&mut batch, first, chunk, context, &mut deepest);
 }
 
