@@ -28,8 +28,11 @@
 //!    [`crate::parallel::CHUNK_ROWS`], one task each. Every small unit takes
 //!    as candidates the units in the hash cells under a square about its
 //!    hashed position, of half-side its own bounding radius plus the largest
-//!    small bounding radius plus twice the *slack* (how far any unit may have
-//!    moved since the hash was built). A pair inside one chunk is
+//!    small bounding radius of the *layers* (small units on the ground, and
+//!    airborne ones) whose altitude span its shield meets, plus twice the
+//!    *slack* (how far any unit may have moved since the hash was built): a
+//!    tank need not reach as far as the wide shields of helicopters flying
+//!    above it. A pair inside one chunk is
 //!    tested **once**, from its earlier place, and pushes both units (the
 //!    window skips the chunk's earlier places outright: a grid row's cells
 //!    are contiguous places); a pair straddling two chunks is tested from
@@ -260,19 +263,62 @@ struct Context<'a> {
     hash: &'a SpatialHash,
     /// Units with a radius above this are big.
     big_radius: f32,
-    /// Largest bounding radius among small units.
-    small_radius: f32,
+    /// The small units on the ground and the airborne ones.
+    layers: [Layer; 2],
     slack: f32,
     /// The sweep after the last push: only the deepest overlap is wanted.
     measure_only: bool,
 }
 
 impl Context<'_> {
-    /// How far from a unit of bounding radius `radius` (at its hashed
-    /// position) a small unit's hashed position may be and still overlap it.
+    /// How far from `body`'s hashed position a small unit's hashed position
+    /// may be and still overlap it.
     #[inline]
-    fn search(&self, radius: f32) -> f32 {
-        radius + self.small_radius + 2.0 * self.slack
+    fn search(&self, body: &Body) -> f32 {
+        let reach = self.layers[0].reach(body).max(self.layers[1].reach(body));
+        body.radius + reach + 2.0 * self.slack
+    }
+}
+
+/// The small units of one layer (on the ground, or airborne): their largest
+/// bounding radius and the altitudes their shields span. A unit whose shield
+/// spans no altitude of the layer cannot overlap any of its units, so its
+/// search need not reach for them (ground units need not look as far as the
+/// helicopters' shields above them).
+#[derive(Clone, Copy, Debug)]
+struct Layer {
+    radius: f32,
+    low: f32,
+    high: f32,
+}
+
+impl Layer {
+    const EMPTY: Layer = Layer {
+        radius: 0.0,
+        low: f32::INFINITY,
+        high: f32::NEG_INFINITY,
+    };
+
+    /// The layers of the small units among `bodies`: those on the ground
+    /// (altitude 0) and the rest.
+    fn of(bodies: &[Body], big_radius: f32) -> [Layer; 2] {
+        let mut layers = [Layer::EMPTY; 2];
+        for body in bodies.iter().filter(|body| body.radius <= big_radius) {
+            let layer = &mut layers[usize::from(body.centre.z != 0.0)];
+            layer.radius = layer.radius.max(body.radius);
+            layer.low = layer.low.min(body.centre.z - body.half_height);
+            layer.high = layer.high.max(body.centre.z + body.half_height);
+        }
+        layers
+    }
+
+    /// The layer's largest radius if `body`'s shield spans an altitude of
+    /// the layer, else 0.
+    #[inline]
+    fn reach(&self, body: &Body) -> f32 {
+        let spans = body.centre.z - body.half_height <= self.high
+            && self.low <= body.centre.z + body.half_height;
+        if spans { self.radius } else { 0.0 }
     }
 }
 
@@ -372,11 +418,7 @@ impl Separation {
             });
         }
         let big_radius = input.spatial.cell_size();
-        let small_radius = bodies
-            .iter()
-            .map(|body| body.radius)
-            .filter(|&radius| radius <= big_radius)
-            .fold(0.0_f32, f32::max);
+        let layers = Layer::of(bodies, big_radius);
         place(bodies, position, input.spatial, big_radius, placed, big);
 
         let mut stats = SeparationStats::default();
@@ -388,7 +430,7 @@ impl Separation {
                 bodies: placed,
                 hash,
                 big_radius,
-                small_radius,
+                layers,
                 slack,
                 measure_only: stats.iterations > 0 && stats.iterations >= *iterations,
             };
@@ -552,7 +594,7 @@ fn for_each_candidate(
     mut visit: impl FnMut(usize, &Body),
 ) {
     let point = context.hash.sorted_positions()[unit];
-    let search = context.search(context.bodies[unit].radius);
+    let search = context.search(&context.bodies[unit]);
     context.hash.for_each_row_range(point, search, |range| {
         let before = skip.start.clamp(range.start, range.end);
         let after = skip.end.clamp(range.start, range.end);
