@@ -1,10 +1,12 @@
 //! Instruction counts per stage of the tick, under valgrind's callgrind via
 //! `gungraun`: noise-free numbers for CI on shared machines.
 //!
-//! Every benchmark runs on the default profile's world (10,000 units) built
-//! on ONE thread, so the count does not depend on scheduling, and stepped
-//! once so the columns hold a moving world and every scratch buffer has
-//! grown. Building the world is setup, not counted; the world is returned
+//! Every benchmark but `separation_dense` runs on the default profile's world
+//! (10,000 units) built on ONE thread, so the count does not depend on
+//! scheduling, and stepped once so the columns hold a moving world and every
+//! scratch buffer has grown. `separation_dense` runs one separation pass on
+//! the separation bench's dense crowd at 8,000 units (below the parallel
+//! threshold, so on one thread too). Building the world is setup, not counted; the world is returned
 //! from each benchmark so dropping it is not counted either.
 //!
 //! Run with `scripts/bench-instructions.sh` (installs the matching
@@ -15,14 +17,18 @@
 // docs and with fully qualified paths.
 #![allow(missing_docs, unused_qualifications)]
 
+mod shield_crowd;
+
 use std::hint::black_box;
 
+use convoy::glam::Vec2;
 use convoy::separation::{Separation, SeparationInput};
 use convoy::steer::{self, SteerWorld, dynamics};
 use convoy::{Profile, Sim, SpatialHash, formation, scenario};
 use gungraun::{
     Callgrind, LibraryBenchmarkConfig, library_benchmark, library_benchmark_group, main,
 };
+use shield_crowd::{SHIELD_CROWD_CELL, ShieldCrowd, shield_crowd};
 
 /// The default profile: 10,000 mixed units crossing an open map.
 const PROFILE: &str = include_str!("../../profiles/default.toml");
@@ -135,6 +141,48 @@ fn separation(mut world: World) -> World {
     world
 }
 
+/// The separation benchmark's crowd (`benches/separation.rs`, one unit per
+/// 50 m², shields 2–6 m, about two overlapping pairs per unit) at 8,000
+/// units: below the parallel threshold, so one thread whatever the pool.
+struct DenseCrowd {
+    crowd: ShieldCrowd,
+    spatial: SpatialHash,
+    separation: Separation,
+    position: Vec<Vec2>,
+}
+
+/// Setup (not counted): the crowd, its hash, and separation scratch grown.
+fn dense_crowd() -> DenseCrowd {
+    let crowd = shield_crowd(8_000);
+    let mut spatial = SpatialHash::new(crowd.bounds, SHIELD_CROWD_CELL).expect("valid grid");
+    spatial.rebuild(&crowd.position);
+    let mut separation = Separation::new(crowd.bounds, SHIELD_CROWD_CELL, 1).expect("valid grid");
+    separation.reserve(crowd.position.len());
+    let position = crowd.position.clone();
+    DenseCrowd {
+        crowd,
+        spatial,
+        separation,
+        position,
+    }
+}
+
+// `separation` on the dense crowd: one push iteration and the measuring sweep.
+#[library_benchmark]
+#[bench::units_8k(setup = dense_crowd)]
+fn separation_dense(mut dense: DenseCrowd) -> DenseCrowd {
+    let input = SeparationInput {
+        altitude: &dense.crowd.altitude,
+        heading: &dense.crowd.heading,
+        shield: &dense.crowd.shield,
+        inv_mass: &dense.crowd.inv_mass,
+        spatial: &dense.spatial,
+        max_travel: 0.0,
+    };
+    black_box(dense.separation.pass(input, &mut dense.position));
+    dense
+}
+
 // The whole tick: `Sim::step`, every stage plus the instruments.
 #[library_benchmark]
 #[bench::units_10k(setup = world)]
@@ -145,7 +193,7 @@ fn tick(mut world: World) -> World {
 
 library_benchmark_group!(
     name = stages;
-    benchmarks = spatial_rebuild, formations, steering, integrate, separation, tick
+    benchmarks = spatial_rebuild, formations, steering, integrate, separation, separation_dense, tick
 );
 
 main!(

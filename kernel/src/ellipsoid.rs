@@ -28,29 +28,38 @@
 //!   depth along that line is exactly `|r| (1/√F − 1)` — not a bounding-sphere
 //!   estimate.
 //!
-//! The maximisation is a safeguarded Newton iteration: `f′` and `f″` are
-//! closed forms in `u = C⁻¹ r` and `D = M_B − M_A`
-//! (`f′ = (1 − 2λ) rᵀu − λ(1 − λ) uᵀDu`,
-//! `f″ = −2 rᵀu − 2 (1 − 2λ) uᵀDu + 2 λ(1 − λ) (Du)ᵀ C⁻¹ (Du)`), the sign of
-//! `f′` keeps a bracket `[lo, hi]` around the maximiser, and any step that
-//! leaves the bracket (or meets `f″ ≥ 0` from rounding) is replaced by
-//! bisection. The start is the maximiser for two spheres whose radii are the
-//! ellipsoids' half-widths along `r`, so three to five steps usually suffice;
-//! the search is capped at [`MAX_STEPS`]. Since `f` is concave, any sample
-//! `f(λ) ≥ 1` proves that the pair does not overlap: the common case stops
-//! after one sample.
-//!
 //! Shields only turn about the vertical axis, so every shape matrix (and every
-//! `C(λ)`) is block-diagonal: a symmetric 2×2 ground-plane block and the
-//! scalar `vertical²`. A [`Shape`] stores just those four numbers, and `C⁻¹r`
-//! is the closed-form 2×2 inverse in the plane plus one division for the
-//! vertical: one sample costs a few dozen flops and two divisions, nothing
-//! allocates. [`horizontal_separation`] uses the same structure to find how
-//! far apart two shields must move *in the ground plane* to touch (Newton on
-//! the distance, whose contact function is convex and increasing along the
-//! push).
+//! `C(λ)`) is block-diagonal: a symmetric 2×2 ground-plane block `P` and the
+//! scalar `v = vertical²`. For 2×2 matrices the adjugate is linear and the
+//! determinant quadratic (`det(μP_A + λP_B) = μ² det P_A + λμ tr(adj P_A ·
+//! P_B) + λ² det P_B`), so with `μ = 1 − λ`
+//!
+//! ```text
+//! f(λ) = λμ [ (μ n_A + λ n_B) / (μ² det P_A + λμ tr(adj P_A · P_B) + λ² det P_B)
+//!           + r_z² / (μ v_A + λ v_B) ],      n = rᵀ adj(P) r,
+//! ```
+//!
+//! a rational function of λ whose five plane coefficients are computed once
+//! per pair in the shields' body frames (a [`Shape`] keeps the forward axis
+//! and the squared semi-axes), each a sum of positive terms, so nothing
+//! cancels even for needle-thin shields. One sample of `f`, `f′` and `f″` is
+//! then a few dozen flops and one division (two with a vertical offset);
+//! nothing allocates.
+//!
+//! The maximisation is a safeguarded Newton iteration on those closed forms:
+//! the sign of `f′` keeps a bracket `[lo, hi]` around the maximiser, and any
+//! step that leaves the bracket (or meets `f″ ≥ 0` from rounding) is replaced
+//! by bisection. The start is the maximiser for two spheres whose radii are
+//! the ellipsoids' radii along `r` (`λ = ρ_A / (ρ_A + ρ_B)`), from which one
+//! or two steps usually suffice; the search is capped at [`MAX_STEPS`]. Since
+//! `f` is concave, any sample `f(λ) ≥ 1` proves that the pair does not
+//! overlap: the common case stops after one sample.
+//!
+//! [`horizontal_separation`] uses the same structure to find how far apart
+//! two shields must move *in the ground plane* to touch (Newton on the
+//! distance, whose contact function is convex and increasing along the push).
 
-use glam::{Mat3, Vec3};
+use glam::{BVec4A, Mat3, Vec2, Vec3, Vec4};
 
 /// Newton or bisection samples per contact function at most. Newton from the
 /// sphere start converges quadratically in a handful of steps; bisection
@@ -120,14 +129,16 @@ impl Ellipsoid {
 }
 
 /// The shape matrix `M = R diag(a²) Rᵀ` of a shield turned about the vertical
-/// axis: block-diagonal, so only its symmetric 2×2 ground-plane block and its
-/// vertical entry are stored.
+/// axis, kept by its factors: the forward axis and the squared semi-axes.
+/// `M` is block-diagonal (a 2×2 ground-plane block and `vertical²`), and
+/// every quantity the contact function needs is a sum of positive terms in
+/// the body frame, so nothing cancels even for needle-thin shields.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Shape {
-    /// Ground-plane block `[m_xx, m_xy, m_yy]`.
-    pub plane: [f32; 3],
-    /// Vertical entry `vertical²`.
-    pub vertical: f32,
+    /// Unit forward axis in the ground plane, `(cos yaw, sin yaw)`.
+    pub forward: Vec2,
+    /// Squared semi-axes `(forward², lateral², vertical²)`.
+    pub squared: Vec3,
 }
 
 impl Shape {
@@ -136,52 +147,54 @@ impl Shape {
     #[must_use]
     pub fn new(semi_axes: Vec3, yaw: f32) -> Shape {
         let (sin, cos) = yaw.sin_cos();
-        let (f2, l2) = (semi_axes.x * semi_axes.x, semi_axes.y * semi_axes.y);
         Shape {
-            plane: [
-                f2 * cos * cos + l2 * sin * sin,
-                (f2 - l2) * sin * cos,
-                f2 * sin * sin + l2 * cos * cos,
-            ],
-            vertical: semi_axes.z * semi_axes.z,
+            forward: Vec2::new(cos, sin),
+            squared: semi_axes * semi_axes,
         }
     }
 
     /// The full 3×3 shape matrix.
     #[must_use]
     pub fn matrix(&self) -> Mat3 {
-        let [xx, xy, yy] = self.plane;
+        let Vec2 { x: cos, y: sin } = self.forward;
+        let Vec3 {
+            x: f2,
+            y: l2,
+            z: v2,
+        } = self.squared;
+        let (xx, xy, yy) = (
+            f2 * cos * cos + l2 * sin * sin,
+            (f2 - l2) * sin * cos,
+            f2 * sin * sin + l2 * cos * cos,
+        );
         Mat3::from_cols(
             Vec3::new(xx, xy, 0.0),
             Vec3::new(xy, yy, 0.0),
-            Vec3::new(0.0, 0.0, self.vertical),
+            Vec3::new(0.0, 0.0, v2),
         )
     }
 
-    /// `dᵀ M d`.
+    /// `v` in the body frame, squared component-wise: `(along², across², up²)`.
     #[inline]
-    fn quadratic(&self, d: Vec3) -> f32 {
-        let [xx, xy, yy] = self.plane;
-        xx * d.x * d.x + 2.0 * xy * d.x * d.y + yy * d.y * d.y + self.vertical * d.z * d.z
+    fn body_squared(&self, v: Vec3) -> Vec3 {
+        let along = self.forward.dot(v.truncate());
+        let across = self.forward.perp_dot(v.truncate());
+        Vec3::new(along * along, across * across, v.z * v.z)
     }
 
     /// Half-width along unit `direction` (the support function `√(dᵀ M d)`):
     /// the ellipsoid lies between the planes at ± this distance.
     #[must_use]
     pub fn half_width(&self, direction: Vec3) -> f32 {
-        self.quadratic(direction).sqrt()
+        self.squared.dot(self.body_squared(direction)).sqrt()
     }
 
     /// Distance from the centre to the surface along unit `direction`
     /// (`1 / √(dᵀ M⁻¹ d)`).
     #[must_use]
     pub fn radius_along(&self, direction: Vec3) -> f32 {
-        let [xx, xy, yy] = self.plane;
-        let det = xx * yy - xy * xy;
-        let planar = (yy * direction.x * direction.x - 2.0 * xy * direction.x * direction.y
-            + xx * direction.y * direction.y)
-            / det;
-        (planar + direction.z * direction.z / self.vertical)
+        (self.body_squared(direction) / self.squared)
+            .element_sum()
             .sqrt()
             .recip()
     }
@@ -207,81 +220,226 @@ impl Contact {
     }
 }
 
-/// `f(λ)` and its first two derivatives.
+/// Four shapes side by side, one per SIMD lane (structure of arrays): the
+/// contact function runs on four pairs at once.
 #[derive(Clone, Copy, Debug)]
-struct Sample {
-    f: f32,
-    slope: f32,
-    curvature: f32,
+pub struct Shapes4 {
+    /// Forward axes, x components.
+    pub forward_x: Vec4,
+    /// Forward axes, y components.
+    pub forward_y: Vec4,
+    /// Squared forward semi-axes.
+    pub forward2: Vec4,
+    /// Squared lateral semi-axes.
+    pub lateral2: Vec4,
+    /// Squared vertical semi-axes.
+    pub vertical2: Vec4,
 }
 
-/// `C(λ) = A + λ D` (block-diagonal) applied inversely to `v`.
-#[derive(Clone, Copy)]
-struct Blend {
-    xx: f32,
-    xy: f32,
-    yy: f32,
-    inv_det: f32,
-    inv_z: f32,
-}
+impl Shapes4 {
+    /// `shape` in every lane.
+    #[must_use]
+    pub fn splat(shape: &Shape) -> Shapes4 {
+        Shapes4::from_lanes([shape; 4])
+    }
 
-impl Blend {
-    #[inline]
-    fn at(a: &Shape, d: &Shape, lambda: f32) -> Blend {
-        let xx = a.plane[0] + lambda * d.plane[0];
-        let xy = a.plane[1] + lambda * d.plane[1];
-        let yy = a.plane[2] + lambda * d.plane[2];
-        Blend {
-            xx,
-            xy,
-            yy,
-            inv_det: (xx * yy - xy * xy).recip(),
-            inv_z: (a.vertical + lambda * d.vertical).recip(),
+    /// One shape per lane.
+    #[must_use]
+    pub fn from_lanes(shapes: [&Shape; 4]) -> Shapes4 {
+        let lanes = |field: fn(&Shape) -> f32| Vec4::from_array(shapes.map(field));
+        Shapes4 {
+            forward_x: lanes(|s| s.forward.x),
+            forward_y: lanes(|s| s.forward.y),
+            forward2: lanes(|s| s.squared.x),
+            lateral2: lanes(|s| s.squared.y),
+            vertical2: lanes(|s| s.squared.z),
         }
     }
 
+    /// `vᵀ adj(P) v` per lane for the ground-plane blocks `P` and the
+    /// horizontal parts of `v` (`adj P = R diag(lateral², forward²) Rᵀ`).
     #[inline]
-    fn solve(&self, v: Vec3) -> Vec3 {
-        Vec3::new(
-            (self.yy * v.x - self.xy * v.y) * self.inv_det,
-            (self.xx * v.y - self.xy * v.x) * self.inv_det,
-            v.z * self.inv_z,
-        )
+    fn plane_adjugate(&self, v: &Offsets4) -> Vec4 {
+        let along = self.forward_x * v.x + self.forward_y * v.y;
+        let across = self.forward_x * v.y - self.forward_y * v.x;
+        self.lateral2 * (along * along) + self.forward2 * (across * across)
     }
 }
 
-#[inline]
-fn apply(d: &Shape, v: Vec3) -> Vec3 {
-    let [xx, xy, yy] = d.plane;
-    Vec3::new(xx * v.x + xy * v.y, xy * v.x + yy * v.y, d.vertical * v.z)
+/// Four centre offsets `r = c_b − c_a`, one per lane.
+#[derive(Clone, Copy, Debug)]
+pub struct Offsets4 {
+    /// x components.
+    pub x: Vec4,
+    /// y components.
+    pub y: Vec4,
+    /// z components.
+    pub z: Vec4,
 }
 
-#[inline]
-fn sample(a: &Shape, difference: &Shape, r: Vec3, lambda: f32) -> Sample {
-    let blend = Blend::at(a, difference, lambda);
-    let u = blend.solve(r);
-    let q = r.dot(u);
-    let du = apply(difference, u);
-    let s1 = u.dot(du);
-    let s2 = du.dot(blend.solve(du));
-    let weight = lambda * (1.0 - lambda);
-    let tilt = 1.0 - 2.0 * lambda;
-    Sample {
-        f: weight * q,
-        slope: tilt * q - weight * s1,
-        curvature: -2.0 * q - 2.0 * tilt * s1 + 2.0 * weight * s2,
+impl Offsets4 {
+    /// `r` in every lane.
+    #[must_use]
+    pub fn splat(r: Vec3) -> Offsets4 {
+        Offsets4::from_lanes([r; 4])
+    }
+
+    /// One offset per lane.
+    #[must_use]
+    pub fn from_lanes(r: [Vec3; 4]) -> Offsets4 {
+        Offsets4 {
+            x: Vec4::from_array(r.map(|r| r.x)),
+            y: Vec4::from_array(r.map(|r| r.y)),
+            z: Vec4::from_array(r.map(|r| r.z)),
+        }
     }
 }
 
-#[inline]
-fn difference(a: &Shape, b: &Shape) -> Shape {
-    Shape {
-        plane: [
-            b.plane[0] - a.plane[0],
-            b.plane[1] - a.plane[1],
-            b.plane[2] - a.plane[2],
-        ],
-        vertical: b.vertical - a.vertical,
+/// The contact functions of four pairs, one per lane (see [`Contact`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Contacts4 {
+    /// `F` per lane (a lower bound where the search stopped early).
+    pub f: Vec4,
+    /// The maximisers λ.
+    pub lambda: Vec4,
+    /// Newton or bisection samples taken per lane.
+    pub steps: [u32; 4],
+}
+
+impl Contacts4 {
+    /// Lane `lane` as a [`Contact`].
+    #[must_use]
+    pub fn lane(&self, lane: usize) -> Contact {
+        Contact {
+            f: self.f[lane],
+            lambda: self.lambda[lane],
+            steps: self.steps[lane],
+        }
+    }
+}
+
+/// `f(λ)` and its first two derivatives, per lane.
+#[derive(Clone, Copy, Debug)]
+struct Sample {
+    f: Vec4,
+    slope: Vec4,
+    curvature: Vec4,
+}
+
+/// `f(λ)` of four pairs and centre offsets in closed rational form, per
+/// lane: with `μ = 1 − λ` and the ground-plane blocks `P_A`, `P_B`,
+///
+/// ```text
+/// rᵀ C(λ)⁻¹ r = (μ n_A + λ n_B) / (μ² det P_A + λμ tr(adj P_A · P_B) + λ² det P_B)
+///             + r_z² / (μ v_A + λ v_B),
+/// ```
+///
+/// because the adjugate of a 2×2 matrix is linear and its determinant
+/// quadratic (`n = rᵀ adj(P) r`, `v = vertical²`). Every coefficient is a
+/// sum of positive terms.
+#[derive(Clone, Copy, Debug)]
+struct Pencil {
+    adjugate_a: Vec4,
+    adjugate_b: Vec4,
+    det_a: Vec4,
+    det_mixed: Vec4,
+    det_b: Vec4,
+    rise_squared: Vec4,
+    vertical_a: Vec4,
+    vertical_b: Vec4,
+    /// Some lane has a vertical offset (else the vertical term is skipped).
+    rises: bool,
+}
+
+impl Pencil {
+    #[inline]
+    fn new(a: &Shapes4, b: &Shapes4, r: &Offsets4) -> Pencil {
+        // tr(adj P_A · P_B) in A's body frame, B turned by θ relative to A.
+        let cos = a.forward_x * b.forward_x + a.forward_y * b.forward_y;
+        let sin = a.forward_x * b.forward_y - a.forward_y * b.forward_x;
+        let (fa, la) = (a.forward2, a.lateral2);
+        let (fb, lb) = (b.forward2, b.lateral2);
+        let det_mixed = cos * cos * (la * fb + fa * lb) + sin * sin * (la * lb + fa * fb);
+        let rise_squared = r.z * r.z;
+        Pencil {
+            adjugate_a: a.plane_adjugate(r),
+            adjugate_b: b.plane_adjugate(r),
+            det_a: fa * la,
+            det_mixed,
+            det_b: fb * lb,
+            rise_squared,
+            vertical_a: a.vertical2,
+            vertical_b: b.vertical2,
+            rises: rise_squared.cmpgt(Vec4::ZERO).any(),
+        }
+    }
+
+    /// The maximiser for two spheres whose radii are the ellipsoids' radii
+    /// along `r`: `λ = ρ_A / (ρ_A + ρ_B) = 1 / (1 + √(rᵀM_A⁻¹r / rᵀM_B⁻¹r))`.
+    #[inline]
+    fn sphere_start(&self) -> Vec4 {
+        // rᵀM⁻¹r = n / det P + r_z² / v, over one common denominator each.
+        let inverse_a = self.adjugate_a * self.vertical_a + self.rise_squared * self.det_a;
+        let inverse_b = self.adjugate_b * self.vertical_b + self.rise_squared * self.det_b;
+        let ratio = (inverse_a * (self.det_b * self.vertical_b))
+            / (inverse_b * (self.det_a * self.vertical_a));
+        let start = (Vec4::ONE + ratio.sqrt()).recip();
+        let inside = start.cmpgt(Vec4::ZERO) & start.cmplt(Vec4::ONE);
+        Vec4::select(inside, start, Vec4::splat(0.5))
+    }
+
+    /// `det` of the ground-plane block of `C(λ)`.
+    #[inline]
+    fn plane_determinant(&self, lambda: Vec4) -> Vec4 {
+        let mu = Vec4::ONE - lambda;
+        mu * mu * self.det_a + lambda * mu * self.det_mixed + lambda * lambda * self.det_b
+    }
+
+    /// The ground-plane part of `rᵀ C(λ)⁻¹ r`.
+    #[inline]
+    fn plane_form(&self, lambda: Vec4) -> Vec4 {
+        let mu = Vec4::ONE - lambda;
+        let numerator = mu * self.adjugate_a + lambda * self.adjugate_b;
+        numerator / self.plane_determinant(lambda)
+    }
+
+    #[inline]
+    fn sample(&self, lambda: Vec4) -> Sample {
+        let two = Vec4::splat(2.0);
+        let mu = Vec4::ONE - lambda;
+        // Ground plane: g = N / Q, N linear, Q quadratic, so Q g'' = −2 g' Q' − g Q''.
+        let numerator = mu * self.adjugate_a + lambda * self.adjugate_b;
+        let numerator_slope = self.adjugate_b - self.adjugate_a;
+        let det = self.plane_determinant(lambda);
+        let det_slope =
+            two * (lambda * self.det_b - mu * self.det_a) + (mu - lambda) * self.det_mixed;
+        let det_curvature = two * (self.det_a + self.det_b - self.det_mixed);
+        let inv_det = det.recip();
+        let mut form = numerator * inv_det;
+        let mut form_slope = (numerator_slope - form * det_slope) * inv_det;
+        let mut form_curvature = -(two * form_slope * det_slope + form * det_curvature) * inv_det;
+        if self.rises {
+            // Vertical: h = r_z² / L, L linear.
+            let rising = self.rise_squared.cmpgt(Vec4::ZERO);
+            let vertical_slope = self.vertical_b - self.vertical_a;
+            let inv_vertical = (mu * self.vertical_a + lambda * self.vertical_b).recip();
+            let rise = self.rise_squared * inv_vertical;
+            let rise_slope = -rise * vertical_slope * inv_vertical;
+            form = Vec4::select(rising, form + rise, form);
+            form_slope = Vec4::select(rising, form_slope + rise_slope, form_slope);
+            form_curvature = Vec4::select(
+                rising,
+                form_curvature - two * rise_slope * vertical_slope * inv_vertical,
+                form_curvature,
+            );
+        }
+        let weight = lambda * mu;
+        let tilt = mu - lambda;
+        Sample {
+            f: weight * form,
+            slope: tilt * form + weight * form_slope,
+            curvature: -two * form + two * tilt * form_slope + weight * form_curvature,
+        }
     }
 }
 
@@ -297,67 +455,68 @@ pub fn contact_function(a: &Shape, b: &Shape, r: Vec3) -> Contact {
 /// (e.g. `stop_at = 1` proves "no overlap" without converging).
 #[must_use]
 pub fn contact_function_until(a: &Shape, b: &Shape, r: Vec3, stop_at: f32) -> Contact {
-    let distance_squared = r.length_squared();
-    if distance_squared.is_nan() || distance_squared <= 0.0 {
-        return Contact {
-            f: 0.0,
-            lambda: 0.5,
-            steps: 0,
-        };
-    }
-    // Sphere start: λ = w_a / (w_a + w_b) = 1 / (1 + √(q_b / q_a)) with the
-    // half-widths along r (the length of r cancels).
-    let (qa, qb) = (a.quadratic(r), b.quadratic(r));
-    let mut start = 1.0 / (1.0 + (qb / qa).sqrt());
-    if !(start > 0.0 && start < 1.0) {
-        start = 0.5;
-    }
-    maximise(a, &difference(a, b), r, start, stop_at)
+    contact_functions_until(
+        &Shapes4::splat(a),
+        &Shapes4::splat(b),
+        &Offsets4::splat(r),
+        Vec4::splat(stop_at),
+    )
+    .lane(0)
 }
 
-/// The safeguarded Newton search from `lambda`; see the module docs.
+/// [`contact_function_until`] for four pairs at once, one per lane; each
+/// lane's result is bit-identical to computing its pair alone.
+#[must_use]
+pub fn contact_functions_until(a: &Shapes4, b: &Shapes4, r: &Offsets4, stop_at: Vec4) -> Contacts4 {
+    let distance_squared = r.x * r.x + r.y * r.y + r.z * r.z;
+    // Coinciding centres (and NaN offsets) have F = 0.
+    let apart = distance_squared.cmpgt(Vec4::ZERO);
+    let pencil = Pencil::new(a, b, r);
+    let start = Vec4::select(apart, pencil.sphere_start(), Vec4::splat(0.5));
+    maximise(&pencil, start, stop_at, apart)
+}
+
+/// The safeguarded Newton search from `lambda` in the `active` lanes, in
+/// lockstep: a lane that has stopped keeps its result while the others go
+/// on, so each lane's steps are those of its pair alone. See the module
+/// docs.
 #[inline]
-fn maximise(a: &Shape, difference: &Shape, r: Vec3, mut lambda: f32, stop_at: f32) -> Contact {
-    let mut best = Contact {
-        f: 0.0,
-        lambda,
-        steps: 0,
-    };
-    let (mut lo, mut hi) = (0.0_f32, 1.0_f32);
+fn maximise(pencil: &Pencil, mut lambda: Vec4, stop_at: Vec4, mut active: BVec4A) -> Contacts4 {
+    let tolerance = Vec4::splat(LAMBDA_TOLERANCE);
+    let mut best_f = Vec4::ZERO;
+    let mut best_lambda = lambda;
+    let mut steps = Vec4::ZERO;
+    let (mut lo, mut hi) = (Vec4::ZERO, Vec4::ONE);
     for step in 1..=MAX_STEPS {
-        let at = sample(a, difference, r, lambda);
-        best.steps = step;
-        if at.f > best.f {
-            best.f = at.f;
-            best.lambda = lambda;
-        }
-        if best.f >= stop_at || !at.f.is_finite() {
+        if !active.any() {
             break;
         }
-        if at.slope > 0.0 {
-            lo = lambda;
-        } else {
-            hi = lambda;
-        }
+        let at = pencil.sample(lambda);
+        steps = Vec4::select(active, Vec4::splat(step as f32), steps);
+        let better = active & at.f.cmpgt(best_f);
+        best_f = Vec4::select(better, at.f, best_f);
+        best_lambda = Vec4::select(better, lambda, best_lambda);
+        active &= !(best_f.cmpge(stop_at) | !at.f.is_finite_mask());
+        let rising = at.slope.cmpgt(Vec4::ZERO);
+        lo = Vec4::select(active & rising, lambda, lo);
+        hi = Vec4::select(active & !rising, lambda, hi);
         let newton = lambda - at.slope / at.curvature;
-        if at.curvature < 0.0 && (newton - lambda).abs() <= LAMBDA_TOLERANCE {
-            // Converged: the Newton step is tiny (it may land on the bracket
-            // end `lambda` itself, which the bracket test below would refuse).
-            break;
-        }
-        let next = if at.curvature < 0.0 && newton > lo && newton < hi {
-            newton
-        } else {
-            0.5 * (lo + hi)
-        };
+        let concave = at.curvature.cmplt(Vec4::ZERO);
+        // Converged: the Newton step is tiny (it may land on the bracket end
+        // `lambda` itself, which the bracket test below would refuse).
+        active &= !(concave & (newton - lambda).abs().cmple(tolerance));
+        let bracketed = concave & newton.cmpgt(lo) & newton.cmplt(hi);
+        let next = Vec4::select(bracketed, newton, Vec4::splat(0.5) * (lo + hi));
         let moved = (next - lambda).abs();
-        lambda = next;
-        if moved <= LAMBDA_TOLERANCE || hi - lo <= LAMBDA_TOLERANCE {
-            // The step is tiny: f(next) differs from f(λ) by about its square.
-            break;
-        }
+        lambda = Vec4::select(active, next, lambda);
+        // The step is tiny: f(next) differs from f(λ) by about its square.
+        active &= !(moved.cmple(tolerance) | (hi - lo).cmple(tolerance));
     }
-    best
+    Contacts4 {
+        f: best_f,
+        lambda: best_lambda,
+        steps: steps.to_array().map(|s| s as u32),
+    }
 }
 
 /// The ellipsoids overlap (exact test, `F < 1`).
@@ -407,24 +566,26 @@ pub fn horizontal_separation(a: &Shape, b: &Shape, r: Vec3, direction: Vec3) -> 
         return (reach - along).max(0.0);
     }
     let rise = Vec3::new(0.0, 0.0, r.z);
-    let difference = difference(a, b);
+    let (a, b) = (Shapes4::splat(a), Shapes4::splat(b));
+    let horizontal = Pencil::new(&a, &b, &Offsets4::splat(direction));
     let mut lambda = unit.lambda;
     for _ in 0..MAX_STEPS {
+        let pencil = Pencil::new(&a, &b, &Offsets4::splat(direction * reach + rise));
         let contact = maximise(
-            a,
-            &difference,
-            direction * reach + rise,
-            lambda,
-            f32::INFINITY,
-        );
+            &pencil,
+            Vec4::splat(lambda),
+            Vec4::INFINITY,
+            BVec4A::splat(true),
+        )
+        .lane(0);
         lambda = contact.lambda;
         let excess = contact.f - 1.0;
         if excess <= 1e-6 {
             break;
         }
         // Envelope theorem: dF/ds = 2 s λ(1 − λ) dᵀ C(λ)⁻¹ d at the maximiser.
-        let blend = Blend::at(a, &difference, lambda);
-        let slope = 2.0 * reach * lambda * (1.0 - lambda) * direction.dot(blend.solve(direction));
+        let form = horizontal.plane_form(Vec4::splat(lambda)).x;
+        let slope = 2.0 * reach * lambda * (1.0 - lambda) * form;
         if slope.is_nan() || slope <= 0.0 {
             break;
         }
@@ -532,6 +693,49 @@ mod tests {
         assert!(push > 0.0);
         let after = contact_function(&a, &b, r + direction * push);
         assert!(close(after.f, 1.0, 1e-4), "{after:?}");
+    }
+
+    #[test]
+    fn four_lanes_give_each_pair_its_own_result_bit_for_bit() {
+        // Pairs that need different numbers of steps, one with a vertical
+        // offset, one with coinciding centres, one stopping early.
+        let a = [
+            Shape::new(Vec3::new(6.0, 1.0, 2.0), 0.2),
+            Shape::new(Vec3::new(2.0, 2.0, 2.0), 0.0),
+            Shape::new(Vec3::new(20.0, 0.2, 0.5), -1.3),
+            Shape::new(Vec3::new(3.0, 4.0, 1.0), 2.5),
+        ];
+        let b = [
+            Shape::new(Vec3::new(2.0, 3.0, 0.5), 2.0),
+            Shape::new(Vec3::new(1.0, 5.0, 3.0), 0.7),
+            Shape::new(Vec3::new(0.5, 8.0, 0.3), 0.4),
+            Shape::new(Vec3::new(3.0, 1.0, 2.0), -0.6),
+        ];
+        let r = [
+            Vec3::new(3.0, 4.0, 0.5),
+            Vec3::ZERO,
+            Vec3::new(-2.0, 0.1, 0.0),
+            Vec3::new(12.0, -9.0, 0.0),
+        ];
+        let stop_at = [f32::INFINITY, 1.0, f32::INFINITY, 1.0];
+        let together = contact_functions_until(
+            &Shapes4::from_lanes([&a[0], &a[1], &a[2], &a[3]]),
+            &Shapes4::from_lanes([&b[0], &b[1], &b[2], &b[3]]),
+            &Offsets4::from_lanes(r),
+            Vec4::from_array(stop_at),
+        );
+        let mut steps = Vec::new();
+        for lane in 0..4 {
+            let alone = contact_function_until(&a[lane], &b[lane], r[lane], stop_at[lane]);
+            let got = together.lane(lane);
+            assert_eq!(got.f.to_bits(), alone.f.to_bits(), "lane {lane}");
+            assert_eq!(got.lambda.to_bits(), alone.lambda.to_bits(), "lane {lane}");
+            assert_eq!(got.steps, alone.steps, "lane {lane}");
+            steps.push(alone.steps);
+        }
+        assert_eq!(together.lane(1).f, 0.0);
+        assert!(together.lane(3).f >= 1.0);
+        assert!(steps.iter().min() < steps.iter().max(), "{steps:?}");
     }
 
     #[test]

@@ -13,39 +13,63 @@
 //! [`crate::ellipsoid`]), so a helicopter above a tank does not touch it and
 //! long ships are not treated as spheres. One pass:
 //!
-//! 1. **Bodies (Jacobi pre-pass).** Each unit's block-diagonal shape
-//!    ([`Shape`]: the 2×2 ground-plane block and `vertical²`), bounding
-//!    radius, vertical semi-axis, smallest semi-axis, inverse mass and centre
-//!    are packed once per pass into one record, so a pair test reads two
-//!    records instead of five columns and never rebuilds a shape; pushes
-//!    update the centres in place. Units whose bounding radius exceeds the
-//!    hash cell size are *big* (starbases, capital ships): they go on a short
-//!    list, sized at [`Separation::reserve`], so that they never widen
-//!    everyone else's search.
-//! 2. **Sweep (Jacobi).** Every small movable unit looks up its candidates in
-//!    the spatial hash within its own bounding radius + the largest small
-//!    bounding radius + twice the *slack* (how far any unit may have moved
-//!    since the hash was built), from the current positions. Cheap rejections
-//!    first (bounding spheres, then the vertical extents), then the exact
-//!    test, which stops at the first sample `f(λ) ≥ 1` for the common
-//!    no-overlap case. Each overlapping pair pushes the unit away along the
-//!    centre line by the exact depth (plus a skin of [`SKIN_REL`] of the
-//!    smaller smallest semi-axis) times its share of the inverse mass
-//!    (`inv_self / (inv_self + inv_other)`; immovable units have inverse mass
-//!    0, so the movable party takes the full depth; pairs of two immovable
-//!    units are skipped). Pairs with a big unit are then handled on one
-//!    thread in a fixed order: each big unit queries the hash with its own
-//!    radius, and big pairs are tested all against all. A unit moves by the
-//!    **sum** of its pushes from movable partners times [`RELAXATION`] plus
-//!    the sum from immovable ones, applied only after every pair has been
-//!    measured, so the result does not depend on the thread count or on pair
-//!    order. (The mean of the pushes, tried first, under-relaxes a unit with
-//!    many neighbours by their number and stalled dense crowds.)
+//! 1. **Bodies (Jacobi pre-pass).** Each unit's shape ([`Shape`]: forward
+//!    axis and squared semi-axes), bounding radius, vertical semi-axis,
+//!    smallest semi-axis, inverse mass and centre are packed once per pass
+//!    into one record, and the records are laid out in the spatial hash's
+//!    place (cell) order, so a pair test reads two nearby records instead of
+//!    five columns and never rebuilds a shape; pushes update the centres in
+//!    place and are written back to the position column at the end. Units
+//!    whose bounding radius exceeds the hash cell size are *big* (starbases,
+//!    capital ships): they go on a short list, sized at
+//!    [`Separation::reserve`], so that they never widen everyone else's
+//!    search.
+//! 2. **Sweep (Jacobi).** Places are cut into fixed chunks of
+//!    [`crate::parallel::CHUNK_ROWS`], one task each. Every small unit takes
+//!    as candidates the units in the hash cells under a square about its
+//!    hashed position, of half-side its own bounding radius plus the largest
+//!    small bounding radius of the *layers* (small units on the ground, and
+//!    airborne ones) whose altitude span its shield meets, plus twice the
+//!    *slack* (how far any unit may have moved since the hash was built): a
+//!    tank need not reach as far as the wide shields of helicopters flying
+//!    above it. A pair inside one chunk is
+//!    tested **once**, from its earlier place, and pushes both units (the
+//!    window skips the chunk's earlier places outright: a grid row's cells
+//!    are contiguous places); a pair straddling two chunks is tested from
+//!    both sides, each pushing only its own unit, so no task writes another's
+//!    rows. With rows in cell order a chunk is a band of the map and only
+//!    pairs across its two edges straddle. Cheap rejections first (bounding
+//!    spheres at the current centres, then the vertical extents; their
+//!    outcome is a coin toss in a dense crowd, so survivors are queued
+//!    without a branch), then the exact test on **four queued pairs at
+//!    once** ([`crate::ellipsoid::contact_functions_until`], one SIMD lane
+//!    each, bit-identical to one at a time), which stops at the first sample
+//!    `f(λ) ≥ 1` for the common no-overlap case. Each overlapping pair is
+//!    pushed apart along the centre line by the exact depth (plus a skin of
+//!    [`SKIN_REL`] of the smaller smallest semi-axis), each unit by its share
+//!    of the inverse mass (`inv_self / (inv_self + inv_other)`; immovable
+//!    units have inverse mass 0, so the movable party takes the full depth;
+//!    pairs of two immovable units are skipped). Pairs with a big unit are
+//!    then handled on one thread in a fixed order: each big unit queries the
+//!    hash with its own radius, and big pairs are tested all against all. A
+//!    unit moves by the **sum** of its pushes from movable partners times
+//!    [`RELAXATION`] plus the sum from immovable ones, applied only after
+//!    every pair has been measured; the pairs of a chunk are queued and
+//!    summed in a fixed order and the chunk cut does not depend on the
+//!    thread count, so neither does the result. (The mean of the pushes,
+//!    tried first, under-relaxes a unit with many neighbours by their number
+//!    and stalled dense crowds.)
 //! 3. **Repeat** up to `iterations` times, or until no pair overlaps by more
-//!    than [`TOLERANCE_REL`] of the smaller shield's smallest semi-axis. After
-//!    the last push one more sweep measures what remains, from the current
-//!    positions with the slack widened by every push since the hash was
-//!    built.
+//!    than [`TOLERANCE_REL`] of the smaller shield's smallest semi-axis.
+//! 4. **Measure.** After the last push one more sweep measures what remains,
+//!    from the current positions with the slack widened by every push since
+//!    the hash was built. It only wants the deepest overlap, so each pair is
+//!    tested once (from its earlier place, whatever the chunk) and its
+//!    Newton search stops as soon as a sample of `f` proves the pair no
+//!    deeper than the chunk's deepest so far (`f ≥ (|r| / (|r| + d))²` for
+//!    depth `d`): only the pairs that raise the maximum are measured to the
+//!    end. The maximum is exact; the count of overlapping pairs reported is
+//!    the first sweep's.
 //!
 //! **Ground plane only.** Separation moves units only in the ground plane,
 //! airborne ones included: altitude belongs to the flight model, and nothing
@@ -54,7 +78,8 @@
 //! `|r|(1/√F − 1)`; when altitudes differ, the push is along the horizontal
 //! part of the centre line by the exact horizontal distance to touching
 //! ([`crate::ellipsoid::horizontal_separation`]). Units whose centres coincide
-//! in the ground plane are separated along x, the lower index to the west.
+//! in the ground plane are separated along x, the earlier place (in the hash
+//! order) to the west.
 //!
 //! **Hashes.** The first sweep uses the tick's hash (built from positions
 //! before integration) with slack = the largest travel of the tick. Every
@@ -63,10 +88,15 @@
 //! (same bounds and cell size, allocated at construction) and resets the
 //! slack. Nothing allocates after [`Separation::reserve`].
 
-use glam::{Vec2, Vec3};
+use std::ops::Range;
 
-use crate::ellipsoid::{Shape, contact_function_until, horizontal_separation};
-use crate::parallel::{CHUNK_ROWS, PARALLEL_MIN_ROWS, for_each_chunk};
+use glam::{Vec2, Vec3, Vec4};
+
+use crate::ellipsoid::{
+    Contacts4, Offsets4, Shape, Shapes4, contact_function_until, contact_functions_until,
+    horizontal_separation,
+};
+use crate::parallel::for_each_chunk;
 use crate::spatial::{Bounds, GridError, SpatialHash};
 
 /// A pair still counts as overlapping when its depth exceeds this fraction of
@@ -104,8 +134,11 @@ pub struct SeparationInput<'a> {
 /// What one pass did and found.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct SeparationStats {
-    /// Candidate pairs examined over all sweeps (a pair of two small units is
-    /// examined from both sides, a pair with a big unit once).
+    /// Candidate pairs examined over all sweeps (pairs of units in the hash
+    /// cells of each unit's search window): each pair once, except pairs of
+    /// two small units in different chunks of [`crate::parallel::CHUNK_ROWS`]
+    /// places in a pushing sweep, which are examined from both sides (a few
+    /// per cent of pairs with rows in cell order).
     pub pairs_tested: u64,
     /// Candidates that passed the bounding-sphere and height checks and got
     /// the exact Perram–Wertheim test.
@@ -147,7 +180,7 @@ struct Push {
     wall: Vec2,
     tested: u32,
     exact: u32,
-    /// Overlapping pairs above tolerance, counted on one side only.
+    /// Overlapping pairs above tolerance, each counted once.
     overlaps: u32,
     depth_m: f32,
     depth_rel: f32,
@@ -158,6 +191,25 @@ impl Push {
     #[inline]
     fn step(&self) -> Vec2 {
         self.mutual * RELAXATION + self.wall
+    }
+
+    /// Adds the push `away` (already scaled by this unit's share) from a
+    /// partner that is immovable or not.
+    #[inline]
+    fn add(&mut self, away: Vec2, from_immovable: bool) {
+        if from_immovable {
+            self.wall += away;
+        } else {
+            self.mutual += away;
+        }
+    }
+
+    fn record(&mut self, overlap: &Overlap, count_here: bool) {
+        self.depth_m = self.depth_m.max(overlap.depth);
+        self.depth_rel = self.depth_rel.max(overlap.relative);
+        if count_here && overlap.relative > TOLERANCE_REL {
+            self.overlaps += 1;
+        }
     }
 }
 
@@ -172,27 +224,102 @@ struct Sweep {
     largest_push: f32,
 }
 
+/// The deepest overlap seen so far, metres and relative to the smaller
+/// shield's smallest semi-axis (not necessarily of the same pair).
+#[derive(Clone, Copy, Debug, Default)]
+struct Deepest {
+    m: f32,
+    rel: f32,
+}
+
+impl Deepest {
+    fn include(&mut self, overlap: &Overlap) {
+        self.m = self.m.max(overlap.depth);
+        self.rel = self.rel.max(overlap.relative);
+    }
+}
+
 /// Separation's working memory and its iteration limit: reuse it across
 /// ticks.
 #[derive(Clone, Debug)]
 pub struct Separation {
     iterations: u32,
     local: SpatialHash,
+    /// Bodies in unit order (centres as of the pass start).
     bodies: Vec<Body>,
+    /// Bodies in the current hash's place order, centres kept current.
+    placed: Vec<Body>,
+    /// Pushes in place order.
     pushes: Vec<Push>,
-    /// Units whose bounding radius exceeds a cell, in index order.
+    /// Places of units whose bounding radius exceeds a cell, in order.
     big: Vec<u32>,
 }
 
 /// What the sweeps of one pass share.
 #[derive(Clone, Copy)]
 struct Context<'a> {
+    /// Bodies in place order.
     bodies: &'a [Body],
+    hash: &'a SpatialHash,
     /// Units with a radius above this are big.
     big_radius: f32,
-    /// Largest bounding radius among small units.
-    small_radius: f32,
+    /// The small units on the ground and the airborne ones.
+    layers: [Layer; 2],
     slack: f32,
+    /// The sweep after the last push: only the deepest overlap is wanted.
+    measure_only: bool,
+}
+
+impl Context<'_> {
+    /// How far from `body`'s hashed position a small unit's hashed position
+    /// may be and still overlap it.
+    #[inline]
+    fn search(&self, body: &Body) -> f32 {
+        let reach = self.layers[0].reach(body).max(self.layers[1].reach(body));
+        body.radius + reach + 2.0 * self.slack
+    }
+}
+
+/// The small units of one layer (on the ground, or airborne): their largest
+/// bounding radius and the altitudes their shields span. A unit whose shield
+/// spans no altitude of the layer cannot overlap any of its units, so its
+/// search need not reach for them (ground units need not look as far as the
+/// helicopters' shields above them).
+#[derive(Clone, Copy, Debug)]
+struct Layer {
+    radius: f32,
+    low: f32,
+    high: f32,
+}
+
+impl Layer {
+    const EMPTY: Layer = Layer {
+        radius: 0.0,
+        low: f32::INFINITY,
+        high: f32::NEG_INFINITY,
+    };
+
+    /// The layers of the small units among `bodies`: those on the ground
+    /// (altitude 0) and the rest.
+    fn of(bodies: &[Body], big_radius: f32) -> [Layer; 2] {
+        let mut layers = [Layer::EMPTY; 2];
+        for body in bodies.iter().filter(|body| body.radius <= big_radius) {
+            let layer = &mut layers[usize::from(body.centre.z != 0.0)];
+            layer.radius = layer.radius.max(body.radius);
+            layer.low = layer.low.min(body.centre.z - body.half_height);
+            layer.high = layer.high.max(body.centre.z + body.half_height);
+        }
+        layers
+    }
+
+    /// The layer's largest radius if `body`'s shield spans an altitude of
+    /// the layer, else 0.
+    #[inline]
+    fn reach(&self, body: &Body) -> f32 {
+        let spans = body.centre.z - body.half_height <= self.high
+            && self.low <= body.centre.z + body.half_height;
+        if spans { self.radius } else { 0.0 }
+    }
 }
 
 /// How an overlapping pair is pushed apart.
@@ -214,6 +341,7 @@ impl Separation {
             iterations,
             local: SpatialHash::new(bounds, cell_size)?,
             bodies: Vec::new(),
+            placed: Vec::new(),
             pushes: Vec::new(),
             big: Vec::new(),
         })
@@ -234,6 +362,7 @@ impl Separation {
     /// to `units`, so passes never allocate.
     pub fn reserve(&mut self, units: usize) {
         self.bodies.reserve(units.saturating_sub(self.bodies.len()));
+        self.placed.reserve(units.saturating_sub(self.placed.len()));
         self.pushes.reserve(units.saturating_sub(self.pushes.len()));
         self.big.reserve(units.saturating_sub(self.big.len()));
         self.local.reserve(units);
@@ -264,10 +393,12 @@ impl Separation {
             iterations,
             local,
             bodies,
+            placed,
             pushes,
             big,
         } = self;
         bodies.resize(units, Body::default());
+        placed.resize(units, Body::default());
         pushes.resize(units, Push::default());
         {
             let position = &*position;
@@ -287,15 +418,8 @@ impl Separation {
             });
         }
         let big_radius = input.spatial.cell_size();
-        big.clear();
-        let mut small_radius = 0.0_f32;
-        for (unit, body) in bodies.iter().enumerate() {
-            if body.radius > big_radius {
-                big.push(unit as u32);
-            } else {
-                small_radius = small_radius.max(body.radius);
-            }
-        }
+        let layers = Layer::of(bodies, big_radius);
+        place(bodies, position, input.spatial, big_radius, placed, big);
 
         let mut stats = SeparationStats::default();
         let mut slack = input.max_travel;
@@ -303,12 +427,14 @@ impl Separation {
         loop {
             let hash: &SpatialHash = if own_hash { local } else { input.spatial };
             let context = Context {
-                bodies,
+                bodies: placed,
+                hash,
                 big_radius,
-                small_radius,
+                layers,
                 slack,
+                measure_only: stats.iterations > 0 && stats.iterations >= *iterations,
             };
-            let sweep = sweep(&context, hash, big, pushes);
+            let sweep = sweep(&context, big, pushes);
             stats.pairs_tested += sweep.tested;
             stats.exact_tests += sweep.exact;
             if stats.iterations == 0 {
@@ -320,44 +446,84 @@ impl Separation {
                 break;
             }
             let pushes = &*pushes;
-            for_each_chunk2(position, bodies, |first, positions, bodies| {
-                for (offset, (position, body)) in positions.iter_mut().zip(bodies).enumerate() {
-                    *position += pushes[first + offset].step();
-                    body.centre = position.extend(body.centre.z);
+            for_each_chunk(placed, |first, rows| {
+                for (body, push) in rows.iter_mut().zip(&pushes[first..]) {
+                    body.centre += push.step().extend(0.0);
                 }
             });
             stats.iterations += 1;
             slack += sweep.largest_push;
             if slack > REBUILD_SLACK_CELLS * local.cell_size() {
+                let hash: &SpatialHash = if own_hash { local } else { input.spatial };
+                write_back(placed, hash, position);
                 local.rebuild(position);
+                place(bodies, position, local, big_radius, placed, big);
                 own_hash = true;
                 slack = 0.0;
                 stats.rebuilds += 1;
             }
         }
+        if stats.iterations > 0 {
+            let hash: &SpatialHash = if own_hash { local } else { input.spatial };
+            write_back(placed, hash, position);
+        }
         stats
     }
 }
 
-/// Measures every unit's push from the current positions into `pushes` and
-/// returns the totals.
-fn sweep(context: &Context<'_>, hash: &SpatialHash, big: &[u32], pushes: &mut [Push]) -> Sweep {
+/// Copies `bodies` (unit order) into `placed` in `hash`'s place order with
+/// their centres at `position`, and lists the places of big units.
+fn place(
+    bodies: &[Body],
+    position: &[Vec2],
+    hash: &SpatialHash,
+    big_radius: f32,
+    placed: &mut [Body],
+    big: &mut Vec<u32>,
+) {
+    let order = hash.order();
+    for_each_chunk(placed, |first, rows| {
+        for (body, &unit) in rows.iter_mut().zip(&order[first..]) {
+            let unit = unit as usize;
+            *body = bodies[unit];
+            body.centre = position[unit].extend(body.centre.z);
+        }
+    });
+    big.clear();
+    big.extend(
+        (0..placed.len() as u32).filter(|&place| placed[place as usize].radius > big_radius),
+    );
+}
+
+/// Writes the ground positions of `placed` (in `hash`'s place order) back to
+/// the unit-ordered `position`.
+fn write_back(placed: &[Body], hash: &SpatialHash, position: &mut [Vec2]) {
+    let places = hash.places();
+    for_each_chunk(position, |first, rows| {
+        for (position, &place) in rows.iter_mut().zip(&places[first..]) {
+            *position = placed[place as usize].centre.truncate();
+        }
+    });
+}
+
+/// Measures every unit's push from the current positions into `pushes`
+/// (place order) and returns the totals.
+fn sweep(context: &Context<'_>, big: &[u32], pushes: &mut [Push]) -> Sweep {
     for_each_chunk(pushes, |first, rows| {
-        for (offset, push) in rows.iter_mut().enumerate() {
-            *push = small_push(first + offset, context, hash);
+        rows.fill(Push::default());
+        if context.measure_only {
+            measure_chunk(first, rows, context);
+        } else {
+            push_chunk(first, rows, context);
         }
     });
     // Pairs with a big unit: one thread, fixed order, both sides at once.
-    for (place, &unit) in big.iter().enumerate() {
+    for (index, &unit) in big.iter().enumerate() {
         let unit = unit as usize;
-        let search = context.bodies[unit].radius + context.small_radius + 2.0 * context.slack;
-        hash.for_each_neighbour(unit as u32, search, |other, _| {
-            let other = other as usize;
-            if context.bodies[other].radius <= context.big_radius {
-                push_pair(unit, other, context, pushes);
-            }
+        for_each_candidate(context, unit, unit..unit + 1, |other, _| {
+            push_pair(unit, other, context, pushes);
         });
-        for &other in &big[place + 1..] {
+        for &other in &big[index + 1..] {
             push_pair(unit, other as usize, context, pushes);
         }
     }
@@ -374,40 +540,239 @@ fn sweep(context: &Context<'_>, hash: &SpatialHash, big: &[u32], pushes: &mut [P
     total
 }
 
-/// Unit `unit`'s push from its small neighbours (big units get theirs in the
-/// sequential phase).
-fn small_push(unit: usize, context: &Context<'_>, hash: &SpatialHash) -> Push {
-    let mut push = Push::default();
-    let own = &context.bodies[unit];
-    if own.radius > context.big_radius || own.inv_mass == 0.0 {
-        // Big units get their pairs in the sequential phase; immovable ones
-        // push others from the other side, where their pairs are measured.
-        return push;
+/// Candidate pairs (places) that passed the cheap rejections, waiting for
+/// the exact test, which runs on four pairs at once.
+#[derive(Clone, Copy, Default)]
+struct Batch {
+    len: usize,
+    first: [usize; 4],
+    second: [usize; 4],
+    /// Centre offsets, second minus first.
+    offset: [Vec3; 4],
+}
+
+impl Batch {
+    /// Writes a pair into lane `slot` (`< 4`) without queueing it: the
+    /// caller counts the queued pairs in a local (kept in a register) and
+    /// advances it only for the pairs it keeps, so whether a candidate
+    /// survives the cheap rejections (a coin toss in a dense crowd) costs no
+    /// branch.
+    #[inline]
+    fn put(&mut self, slot: usize, first: usize, second: usize, offset: Vec3) {
+        let slot = slot & 3;
+        self.first[slot] = first;
+        self.second[slot] = second;
+        self.offset[slot] = offset;
     }
-    let search = own.radius + context.small_radius + 2.0 * context.slack;
-    hash.for_each_neighbour(unit as u32, search, |other, _| {
-        let other = other as usize;
-        let them = &context.bodies[other];
-        if them.radius > context.big_radius {
-            return;
-        }
-        push.tested += 1;
-        if let Some(overlap) = overlap_of(own, them, unit < other, &mut push.exact) {
-            // Immovable units do not sweep: count their pairs here.
-            let count_here = unit < other || them.inv_mass == 0.0;
-            record(&mut push, &overlap, count_here);
-            if them.inv_mass == 0.0 {
-                push.wall -= overlap.direction * overlap.push;
-            } else {
-                let share = own.inv_mass / (own.inv_mass + them.inv_mass);
-                push.mutual -= overlap.direction * (overlap.push * share);
+
+    /// The exact contact functions of the queued pairs (lanes past `len`
+    /// repeat the first pair), each stopping once it reaches its `level`.
+    fn contacts(&self, bodies: &[Body], level: [f32; 4]) -> Contacts4 {
+        let lane = |k: usize| if k < self.len { k } else { 0 };
+        let level = std::array::from_fn(|k| level[lane(k)]);
+        let first = std::array::from_fn::<_, 4, _>(|k| &bodies[self.first[lane(k)]].shape);
+        let second = std::array::from_fn::<_, 4, _>(|k| &bodies[self.second[lane(k)]].shape);
+        let offset = std::array::from_fn(|k| self.offset[lane(k)]);
+        contact_functions_until(
+            &Shapes4::from_lanes(first),
+            &Shapes4::from_lanes(second),
+            &Offsets4::from_lanes(offset),
+            Vec4::from_array(level),
+        )
+    }
+}
+
+/// Calls `visit` with the place of every small unit near enough to the
+/// unit at place `unit` that they may overlap, except places in `skip`, in
+/// place order: the hash's cells under the square of half-side
+/// [`Context::search`] about the unit's hashed position.
+#[inline]
+fn for_each_candidate(
+    context: &Context<'_>,
+    unit: usize,
+    skip: Range<usize>,
+    mut visit: impl FnMut(usize, &Body),
+) {
+    let point = context.hash.sorted_positions()[unit];
+    let search = context.search(&context.bodies[unit]);
+    context.hash.for_each_row_range(point, search, |range| {
+        let before = skip.start.clamp(range.start, range.end);
+        let after = skip.end.clamp(range.start, range.end);
+        for places in [range.start..before, after..range.end] {
+            let first = places.start;
+            for (offset, them) in context.bodies[places].iter().enumerate() {
+                if them.radius <= context.big_radius {
+                    visit(first + offset, them);
+                }
             }
         }
     });
-    push
 }
 
-/// Tests the pair `(unit, other)` once and pushes both.
+/// The pushes of the small units at places `first..first + chunk.len()`
+/// from their pairs with small units (big units get theirs in the
+/// sequential phase): a pair within the chunk is tested once, from its
+/// earlier place, and pushes both; a pair with a unit of another chunk is
+/// tested from both sides, each pushing only its own unit.
+fn push_chunk(first: usize, chunk: &mut [Push], context: &Context<'_>) {
+    let chunk_end = first + chunk.len();
+    let mut batch = Batch::default();
+    let mut queued = 0;
+    for unit in first..chunk_end {
+        let own = &context.bodies[unit];
+        if own.radius > context.big_radius {
+            continue;
+        }
+        let (mut tested, mut exact) = (0, 0);
+        // Earlier places of this chunk already tested their pairs with this one.
+        for_each_candidate(context, unit, first..unit + 1, |other, them| {
+            if own.inv_mass + them.inv_mass == 0.0
+                || own.inv_mass == 0.0 && !(first..chunk_end).contains(&other)
+            {
+                // Two immovable units, or only the other side moves (and
+                // measures the pair itself).
+                return;
+            }
+            tested += 1;
+            let offset = them.centre - own.centre;
+            let keep = may_overlap(own, them, offset);
+            exact += u32::from(keep);
+            batch.put(queued, unit, other, offset);
+            queued += usize::from(keep);
+            if queued == 4 {
+                batch.len = queued;
+                settle_pushes(&mut batch, first, chunk, context);
+                queued = 0;
+            }
+        });
+        chunk[unit - first].tested += tested;
+        chunk[unit - first].exact += exact;
+    }
+    batch.len = queued;
+    settle_pushes(&mut batch, first, chunk, context);
+}
+
+/// Tests the queued pairs exactly and pushes the overlapping ones apart
+/// (see [`push_chunk`]), in queue order.
+fn settle_pushes(batch: &mut Batch, first: usize, chunk: &mut [Push], context: &Context<'_>) {
+    if batch.len == 0 {
+        return;
+    }
+    let contacts = batch.contacts(context.bodies, [1.0; 4]);
+    for lane in 0..batch.len {
+        let (unit, other) = (batch.first[lane], batch.second[lane]);
+        let (own, them) = (&context.bodies[unit], &context.bodies[other]);
+        let f = contacts.f[lane];
+        let Some(overlap) = resolve(own, them, batch.offset[lane], f, unit < other) else {
+            continue;
+        };
+        let total = own.inv_mass + them.inv_mass;
+        let away = overlap.direction * overlap.push;
+        let shared = (first..first + chunk.len()).contains(&other);
+        let push = &mut chunk[unit - first];
+        push.add(-away * (own.inv_mass / total), them.inv_mass == 0.0);
+        // Counted by the earlier place, or by the movable side.
+        push.record(&overlap, shared || unit < other || them.inv_mass == 0.0);
+        if shared {
+            chunk[other - first].add(away * (them.inv_mass / total), own.inv_mass == 0.0);
+        }
+    }
+    batch.len = 0;
+}
+
+/// The deepest overlaps of the small units at places `first..first +
+/// chunk.len()` with small units at later places, into the chunk's depths.
+/// Only overlaps deeper than the chunk's deepest so far are measured to the
+/// end.
+fn measure_chunk(first: usize, chunk: &mut [Push], context: &Context<'_>) {
+    let mut batch = Batch::default();
+    let mut queued = 0;
+    let mut deepest = Deepest::default();
+    for unit in first..first + chunk.len() {
+        let own = &context.bodies[unit];
+        if own.radius > context.big_radius {
+            continue;
+        }
+        let (mut tested, mut exact) = (0, 0);
+        for_each_candidate(context, unit, 0..unit + 1, |other, them| {
+            if own.inv_mass + them.inv_mass == 0.0 {
+                return;
+            }
+            tested += 1;
+            let offset = them.centre - own.centre;
+            let keep = may_overlap(own, them, offset);
+            exact += u32::from(keep);
+            batch.put(queued, unit, other, offset);
+            queued += usize::from(keep);
+            if queued == 4 {
+                batch.len = queued;
+                settle_depths(&mut batch, first, chunk, context, &mut deepest);
+                queued = 0;
+            }
+        });
+        chunk[unit - first].tested += tested;
+        chunk[unit - first].exact += exact;
+    }
+    batch.len = queued;
+    settle_depths(&mut batch, first, chunk, context, &mut deepest);
+}
+
+/// Measures the queued pairs that may be deeper than `deepest` and raises
+/// it (see [`measure_chunk`]).
+fn settle_depths(
+    batch: &mut Batch,
+    first: usize,
+    chunk: &mut [Push],
+    context: &Context<'_>,
+    deepest: &mut Deepest,
+) {
+    if batch.len == 0 {
+        return;
+    }
+    let level = std::array::from_fn(|lane| {
+        let (own, them) = (
+            &context.bodies[batch.first[lane]],
+            &context.bodies[batch.second[lane]],
+        );
+        uninteresting_level(
+            batch.offset[lane],
+            own.smallest.min(them.smallest),
+            *deepest,
+        )
+    });
+    let contacts = batch.contacts(context.bodies, level);
+    for (lane, &level) in level.iter().enumerate().take(batch.len) {
+        let (unit, other) = (batch.first[lane], batch.second[lane]);
+        let f = contacts.f[lane];
+        if f >= level || f.is_nan() {
+            continue;
+        }
+        let (own, them) = (&context.bodies[unit], &context.bodies[other]);
+        if let Some(overlap) = resolve(own, them, batch.offset[lane], f, true) {
+            chunk[unit - first].record(&overlap, false);
+            deepest.include(&overlap);
+        }
+    }
+    batch.len = 0;
+}
+
+/// The level of the contact function at and above which a pair at `offset`
+/// cannot be deeper than `beyond` (both in metres and relative to
+/// `smallest`): depth `|r|(1/√F − 1) ≤ floor` exactly when
+/// `F ≥ (|r| / (|r| + floor))²`, and any sample of `f` is a lower bound of
+/// `F`, so the search stops at the first that reaches it. Pairs at
+/// different altitudes are measured in full (their depth is horizontal).
+fn uninteresting_level(offset: Vec3, smallest: f32, beyond: Deepest) -> f32 {
+    if offset.z != 0.0 {
+        return 1.0;
+    }
+    let floor = beyond.m.min(beyond.rel * smallest);
+    let distance = offset.length();
+    let ratio = distance / (distance + floor);
+    ratio * ratio
+}
+
+/// Tests the pair `(unit, other)` (places) once and pushes both.
 fn push_pair(unit: usize, other: usize, context: &Context<'_>, pushes: &mut [Push]) {
     let (a, b) = (&context.bodies[unit], &context.bodies[other]);
     let total = a.inv_mass + b.inv_mass;
@@ -415,51 +780,44 @@ fn push_pair(unit: usize, other: usize, context: &Context<'_>, pushes: &mut [Pus
         return;
     }
     pushes[unit].tested += 1;
-    let Some(overlap) = overlap_of(a, b, unit < other, &mut pushes[unit].exact) else {
+    let offset = b.centre - a.centre;
+    if !may_overlap(a, b, offset) {
+        return;
+    }
+    pushes[unit].exact += 1;
+    let contact = contact_function_until(&a.shape, &b.shape, offset, 1.0);
+    let Some(overlap) = resolve(a, b, offset, contact.f, unit < other) else {
         return;
     };
-    record(&mut pushes[unit], &overlap, true);
-    let (to_unit, to_other) = (
-        overlap.direction * (overlap.push * a.inv_mass / total),
-        overlap.direction * (overlap.push * b.inv_mass / total),
-    );
-    if b.inv_mass == 0.0 {
-        pushes[unit].wall -= to_unit;
-    } else if a.inv_mass == 0.0 {
-        pushes[other].wall += to_other;
-    } else {
-        pushes[unit].mutual -= to_unit;
-        pushes[other].mutual += to_other;
-    }
+    pushes[unit].record(&overlap, true);
+    let away = overlap.direction * overlap.push;
+    pushes[unit].add(-away * (a.inv_mass / total), b.inv_mass == 0.0);
+    pushes[other].add(away * (b.inv_mass / total), a.inv_mass == 0.0);
 }
 
-fn record(push: &mut Push, overlap: &Overlap, count_here: bool) {
-    push.depth_m = push.depth_m.max(overlap.depth);
-    push.depth_rel = push.depth_rel.max(overlap.relative);
-    if count_here && overlap.relative > TOLERANCE_REL {
-        push.overlaps += 1;
-    }
-}
-
-/// The exact overlap of `a` and `b` at their current centres, if any.
-/// `a_first` breaks the tie of coinciding ground positions.
+/// The cheap rejections: false when `a` and `b` (centres `offset` apart)
+/// cannot overlap because their bounding spheres or their vertical extents
+/// are apart.
 #[inline]
-fn overlap_of(a: &Body, b: &Body, a_first: bool, exact: &mut u32) -> Option<Overlap> {
-    let r = b.centre - a.centre;
+fn may_overlap(a: &Body, b: &Body, offset: Vec3) -> bool {
     let reach = a.radius + b.radius;
-    if r.length_squared() >= reach * reach || r.z.abs() >= a.half_height + b.half_height {
+    // `&`, not `&&`: both tests are cheap, and a branch would mispredict.
+    (offset.length_squared() < reach * reach) & (offset.z.abs() < a.half_height + b.half_height)
+}
+
+/// The exact overlap of `a` and `b`, centres `offset` apart, given their
+/// contact function `f`, if they overlap. `a_first` breaks the tie of
+/// coinciding ground positions.
+fn resolve(a: &Body, b: &Body, offset: Vec3, f: f32, a_first: bool) -> Option<Overlap> {
+    if f >= 1.0 || f.is_nan() {
         return None;
     }
-    *exact += 1;
-    let contact = contact_function_until(&a.shape, &b.shape, r, 1.0);
-    if !contact.overlaps() {
-        return None;
-    }
+    let r = offset;
     let across = r.truncate();
     let across_length = across.length();
     let (direction, depth) = if across_length > 0.0 && r.z == 0.0 {
         // Same altitude: the centre line is horizontal, depth |r|(1/√F − 1).
-        let depth = across_length * (contact.f.sqrt().recip() - 1.0);
+        let depth = across_length * (f.sqrt().recip() - 1.0);
         (across / across_length, depth)
     } else {
         let direction = if across_length > 0.0 {
@@ -480,25 +838,4 @@ fn overlap_of(a: &Body, b: &Body, a_first: bool, exact: &mut u32) -> Option<Over
         push: depth + SKIN_REL * smallest,
         relative: depth / smallest,
     })
-}
-
-/// Like [`for_each_chunk`] over two columns cut alike.
-fn for_each_chunk2<A: Send, B: Send>(
-    a: &mut [A],
-    b: &mut [B],
-    work: impl Fn(usize, &mut [A], &mut [B]) + Sync,
-) {
-    use rayon::prelude::*;
-    assert_eq!(a.len(), b.len(), "columns differ in length");
-    if a.len() < PARALLEL_MIN_ROWS {
-        a.chunks_mut(CHUNK_ROWS)
-            .zip(b.chunks_mut(CHUNK_ROWS))
-            .enumerate()
-            .for_each(|(chunk, (a, b))| work(chunk * CHUNK_ROWS, a, b));
-    } else {
-        a.par_chunks_mut(CHUNK_ROWS)
-            .zip(b.par_chunks_mut(CHUNK_ROWS))
-            .enumerate()
-            .for_each(|(chunk, (a, b))| work(chunk * CHUNK_ROWS, a, b));
-    }
 }

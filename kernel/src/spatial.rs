@@ -274,6 +274,43 @@ impl SpatialHash {
         }
     }
 
+    /// Each unit's place in [`SpatialHash::order`] (the inverse permutation).
+    pub(crate) fn places(&self) -> &[u32] {
+        &self.place_of
+    }
+
+    /// The positions at rebuild, in place order.
+    pub(crate) fn sorted_positions(&self) -> &[Vec2] {
+        &self.sorted_position
+    }
+
+    /// Calls `visit` with the places of each grid row's run of cells that the
+    /// square of half-side `radius` about `point` touches, bottom row first:
+    /// a superset of the units within `radius` of `point`. Cells of a grid
+    /// row are contiguous places, so a run is one range.
+    #[inline]
+    pub(crate) fn for_each_row_range(
+        &self,
+        point: Vec2,
+        radius: f32,
+        mut visit: impl FnMut(std::ops::Range<usize>),
+    ) {
+        if self.order.is_empty() || radius.is_nan() || radius < 0.0 {
+            return;
+        }
+        let (origin, last) = (self.origin, self.last_cell);
+        let first_column = self.axis_cell(point.x - radius, origin.x, last.x);
+        let last_column = self.axis_cell(point.x + radius, origin.x, last.x);
+        let first_row = self.axis_cell(point.y - radius, origin.y, last.y);
+        let last_row = self.axis_cell(point.y + radius, origin.y, last.y);
+        for row in first_row..=last_row {
+            let row_start = row * self.width;
+            let begin = self.cell_start[row_start + first_column] as usize;
+            let end = self.cell_start[row_start + last_column + 1] as usize;
+            visit(begin..end);
+        }
+    }
+
     /// Visits every unit within `radius` of `point` (inclusive), as
     /// `(unit index, position at rebuild)`, in cell order.
     #[inline]

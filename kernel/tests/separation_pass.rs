@@ -152,6 +152,49 @@ fn results_are_bit_identical_with_one_and_two_threads() {
     );
 }
 
+/// Ground units search only as far as the shields they can meet: here the
+/// helicopters' wider shields fly well above every ground shield. Both
+/// layers are dense enough to start overlapped, among themselves only; the
+/// oracle checks every pair afterwards, so a search cut too short in either
+/// layer would leave an overlap.
+#[test]
+fn a_ground_crowd_under_a_helicopter_crowd_ends_with_no_overlap_in_either() {
+    let side = 240.0;
+    let draw = |stream: u64, unit: usize| convoy::random::unit_f32(77, stream, unit as u64);
+    let mut world = World::default();
+    for unit in 0..2_000 {
+        let position = Vec2::new(draw(1, unit), draw(2, unit)) * side;
+        let shield = Vec3::new(1.0 + 3.0 * draw(3, unit), 0.5 + 1.5 * draw(4, unit), 1.5);
+        world.push(position, 0.0, 6.3 * draw(5, unit), shield, 1.0);
+    }
+    for unit in 0..150 {
+        let position = Vec2::new(draw(6, unit), draw(7, unit)) * side;
+        let altitude = 40.0 + 5.0 * draw(8, unit);
+        let shield = Vec3::new(6.0, 4.0, 2.0);
+        world.push(position, altitude, 6.3 * draw(9, unit), shield, 1.0);
+    }
+    let layer = |units: std::ops::Range<usize>| {
+        let mut layer = World::default();
+        for unit in units {
+            let e = world.ellipsoid(unit);
+            layer.push(e.centre.truncate(), e.centre.z, e.yaw, e.semi_axes, 1.0);
+        }
+        worst_overlap(&layer).0
+    };
+    let (ground, air) = (layer(0..2_000), layer(2_000..world.len()));
+    assert!(
+        ground > 0.1 && air > 0.1,
+        "both layers should start overlapped: {ground}, {air}"
+    );
+    let stats = separate(&mut world, 2000);
+    assert!(stats.iterations < 2000, "did not converge: {stats:?}");
+    let (worst, pair) = worst_overlap(&world);
+    assert!(
+        worst < 1e-3,
+        "pair {pair:?} still overlaps by {worst} ({stats:?})"
+    );
+}
+
 #[test]
 fn airborne_shields_above_ground_shields_do_not_collide() {
     let mut world = World::default();
