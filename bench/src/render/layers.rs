@@ -89,7 +89,7 @@ pub const LAYERS: &[Layer] = &[
 ];
 
 /// The layers a replay records data for, toggled in the player by name.
-pub const REPLAY_LAYERS: [&str; 4] = ["spatial-grid", "drive-to", "shields", "units"];
+pub const REPLAY_LAYERS: [&str; 5] = ["spatial-grid", "routes", "drive-to", "shields", "units"];
 
 /// The layer named `name`.
 #[must_use]
