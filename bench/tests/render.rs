@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use convoy::Profile;
+use convoy::glam::Vec2;
 use convoy::nav::movingai::load_map;
 use convoy::nav::quadtree::Quadtree;
 use convoy::nav::{Cell, CostGrid, GridPlanner, Mobility};
@@ -448,7 +449,7 @@ fn an_unknown_layer_is_refused_with_the_valid_names() {
         &output,
         &[
             "`obstacles`",
-            "terrain, quadtree, explored, spatial-grid, drive-to, shields, units, path",
+            "terrain, quadtree, explored, spatial-grid, routes, drive-to, shields, units, avoidance, stuck, path",
         ],
     );
     assert!(!out.exists());
@@ -496,4 +497,217 @@ fn bad_render_input_is_refused_with_one_line_naming_it() {
         all.extend_from_slice(&["--out", out]);
         assert_refused(&convoy_bench(&all), needles);
     }
+}
+
+/// The map profile of the visual tests: `walls.map` placed in metres.
+const WALLS_PROFILE: &str = "walls.toml";
+/// Pixels across the map profile's pictures.
+const WALLS_WIDTH_PX: f64 = 640.0;
+
+/// `walls.toml` drawn at `tick` with `layers`.
+fn render_walls_at(tick: u64, layers: &str) -> String {
+    let tick = tick.to_string();
+    render(
+        &format!("walls-{tick}-{layers}.svg"),
+        &[
+            visual(WALLS_PROFILE).to_str().unwrap(),
+            "--tick",
+            &tick,
+            "--layers",
+            layers,
+            "--width",
+            "640",
+        ],
+    )
+}
+
+/// The walls profile's simulation stepped here, independently of the
+/// renderer; the steering counters cover the last tick alone.
+fn walls_sim_at(tick: u64) -> convoy::Sim {
+    let profile = Profile::load(&visual(WALLS_PROFILE)).unwrap();
+    let mut sim = convoy::scenario::build(&profile, 1).unwrap();
+    for step in 0..tick {
+        if step + 1 == tick {
+            sim.reset_instruments();
+        }
+        sim.step(profile.run.dt);
+    }
+    sim
+}
+
+/// World metres to the pixels of a y-up picture of `sim`'s bounds.
+fn metres_to_px(sim: &convoy::Sim, point: Vec2) -> [f64; 2] {
+    let bounds = sim.config().bounds;
+    let scale = WALLS_WIDTH_PX / f64::from(bounds.max.x - bounds.min.x);
+    [
+        MARGIN_PX + f64::from(point.x - bounds.min.x) * scale,
+        MARGIN_PX + f64::from(bounds.max.y - point.y) * scale,
+    ]
+}
+
+fn assert_near(actual: &[f64], expected: [f64; 2], what: &str) {
+    assert!(
+        (actual[0] - expected[0]).abs() < TOLERANCE_PX
+            && (actual[1] - expected[1]).abs() < TOLERANCE_PX,
+        "{what}: drawn at {actual:?}, expected {expected:?}"
+    );
+}
+
+#[test]
+fn a_profile_map_is_drawn_in_metres_with_its_blocked_cells_where_the_map_has_them() {
+    let svg = render_walls_at(0, "terrain");
+    let doc = roxmltree::Document::parse(&svg).unwrap();
+    let sim = walls_sim_at(0);
+    let world = sim.config().map.clone().unwrap();
+    let bounds = sim.config().bounds;
+    let scale = WALLS_WIDTH_PX / f64::from(bounds.max.x - bounds.min.x);
+    let cell_px = f64::from(world.cell_size()) * scale;
+    // The oracle: the map file's characters, placed by the WorldMap.
+    let text = std::fs::read_to_string(visual("walls.map")).unwrap();
+    let rows: Vec<&[u8]> = text.lines().skip(4).map(str::as_bytes).collect();
+    let rects = |class: &str| -> Vec<[f64; 4]> {
+        elements_of_class(&doc, class)
+            .iter()
+            .map(|rect| ["x", "y", "width", "height"].map(|name| attribute(rect, name)))
+            .collect()
+    };
+    let covered = |rects: &[[f64; 4]], centre: [f64; 2]| {
+        rects.iter().any(|&[x, y, w, h]| {
+            x < centre[0] && centre[0] < x + w && y < centre[1] && centre[1] < y + h
+        })
+    };
+    for (class, chars) in [("blocked", &b"@TW"[..]), ("swamp", &b"S"[..])] {
+        let drawn = rects(class);
+        let mut expected = 0;
+        for (y, row) in rows.iter().enumerate() {
+            for (x, c) in row.iter().enumerate() {
+                let centre = metres_to_px(&sim, world.centre_of(Cell::new(x as u32, y as u32)));
+                let wanted = chars.contains(c);
+                expected += usize::from(wanted);
+                assert_eq!(
+                    covered(&drawn, centre),
+                    wanted,
+                    "{class}: cell ({x}, {y}) `{}`",
+                    char::from(*c)
+                );
+            }
+        }
+        let area: f64 = drawn.iter().map(|r| r[2] * r[3]).sum::<f64>() / (cell_px * cell_px);
+        // Sizes are written to 0.01 px: each rect's area may be off by
+        // half a hundredth of a pixel along each side.
+        let rounding: f64 = drawn
+            .iter()
+            .map(|r| 0.005 * (r[2] + r[3]) + 1e-4)
+            .sum::<f64>()
+            / (cell_px * cell_px);
+        assert!(
+            (area - expected as f64).abs() <= rounding,
+            "{class}: {area} cells drawn, {expected} in the map"
+        );
+    }
+}
+
+#[test]
+fn routes_run_from_each_unit_through_its_remaining_corners_to_the_last() {
+    let tick = 20;
+    let svg = render_walls_at(tick, "routes,units");
+    let doc = roxmltree::Document::parse(&svg).unwrap();
+    let sim = walls_sim_at(tick);
+    let columns = sim.vehicles().columns();
+    let routed: Vec<usize> = (0..columns.position().len())
+        .filter(|&row| columns.route_next()[row] < columns.route_len()[row])
+        .collect();
+    assert!(!routed.is_empty(), "the scene has routes to check");
+    let polylines = elements_of_class(&doc, "route");
+    let rows: Vec<usize> = polylines
+        .iter()
+        .map(|line| line.attribute("data-row").unwrap().parse().unwrap())
+        .collect();
+    assert_eq!(rows, routed);
+    for (line, &row) in polylines.iter().zip(&rows) {
+        let points = numbers(line.attribute("points").unwrap());
+        let (next, len) = (columns.route_next()[row], columns.route_len()[row]);
+        let route = sim.routes().of(columns.handle_slot()[row]);
+        assert_eq!(points.len(), 2 * (1 + (len - next) as usize), "row {row}");
+        assert_near(
+            &points[..2],
+            metres_to_px(&sim, columns.position()[row]),
+            "start",
+        );
+        let last = route[len as usize - 1];
+        assert_near(&points[points.len() - 2..], metres_to_px(&sim, last), "end");
+        assert_eq!(
+            last,
+            columns.goal()[row],
+            "row {row}: a whole route ends at the goal"
+        );
+    }
+}
+
+#[test]
+fn the_stuck_layer_rings_exactly_the_units_the_kernel_counts_as_stuck() {
+    let tick = 100;
+    let svg = render_walls_at(tick, "stuck");
+    let doc = roxmltree::Document::parse(&svg).unwrap();
+    let sim = walls_sim_at(tick);
+    let columns = sim.vehicles().columns();
+    let stuck: Vec<usize> = (0..columns.position().len())
+        .filter(|&row| columns.stalled_s()[row] >= convoy::steer::STUCK_AFTER_S)
+        .collect();
+    assert_eq!(stuck.len(), sim.quality().stuck, "the kernel's own count");
+    assert!(
+        !stuck.is_empty() && stuck.len() < columns.position().len(),
+        "the scene has stuck and moving units"
+    );
+    let rings = elements_of_class(&doc, "stuck");
+    let rows: Vec<usize> = rings
+        .iter()
+        .map(|ring| ring.attribute("data-row").unwrap().parse().unwrap())
+        .collect();
+    assert_eq!(rows, stuck);
+    for (ring, &row) in rings.iter().zip(&rows) {
+        let centre = [attribute(ring, "cx"), attribute(ring, "cy")];
+        assert_near(&centre, metres_to_px(&sim, columns.position()[row]), "ring");
+    }
+}
+
+#[test]
+fn the_avoidance_layer_draws_one_line_per_unit_avoidance_changed_last_tick() {
+    let tick = 60;
+    let svg = render_walls_at(tick, "avoidance");
+    let doc = roxmltree::Document::parse(&svg).unwrap();
+    let lines: usize = elements_of_class(&doc, "avoidance")
+        .iter()
+        .map(|path| path.attribute("d").unwrap().matches('M').count())
+        .sum();
+    // The oracle: the steering stage's own counters for that one tick. A
+    // swerve always changes the velocity; a stop changes it unless the
+    // unit had already arrived.
+    let sim = walls_sim_at(tick);
+    let (stages, _) = sim.report();
+    let steering = stages
+        .iter()
+        .find(|stage| stage.name == "steering")
+        .unwrap();
+    let avoiding = steering.counters["avoiding_units"] as usize;
+    let stopped = steering.counters["stopped_for_threat"] as usize;
+    assert!(avoiding > 0, "the scene has avoidance to draw");
+    assert!(
+        avoiding <= lines && lines <= avoiding + stopped,
+        "{lines} lines, {avoiding} avoiding, {stopped} stopped"
+    );
+}
+
+#[test]
+fn no_avoidance_is_drawn_before_the_first_tick() {
+    let out = temp_path("no-avoidance.svg");
+    let output = convoy_bench(&[
+        "render",
+        visual(WALLS_PROFILE).to_str().unwrap(),
+        "--layers",
+        "avoidance",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_refused(&output, &["nothing to draw", "avoidance"]);
 }

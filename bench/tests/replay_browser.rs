@@ -191,3 +191,51 @@ fn the_player_draws_every_unit_and_they_move_where_the_kernel_moved_them() {
         "unit 0 moved in the run"
     );
 }
+
+#[test]
+fn the_player_draws_the_routes_the_kernel_planned() {
+    let dir = temp_dir().join("walls");
+    std::fs::create_dir_all(&dir).unwrap();
+    let html = dir.join("walls.html");
+    let profile_path = Path::new("tests/visual/walls.toml");
+    let ticks = 30;
+    let output = Command::new(env!("CARGO_BIN_EXE_convoy-bench"))
+        .args(["replay", profile_path.to_str().unwrap(), "--every", "3"])
+        .args(["--ticks", &ticks.to_string()])
+        .arg("--out")
+        .arg(&html)
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let result = selftest_result(&dump_dom(
+        &format!("file://{}#selftest", html.display()),
+        &dir,
+    ));
+
+    // The oracle: the same profile stepped here, its units with corners
+    // still to reach at the spawn state and after the last tick.
+    let profile = Profile::load(profile_path).unwrap();
+    let mut sim = convoy::scenario::build(&profile, 1).unwrap();
+    let routed = |sim: &convoy::Sim| {
+        let columns = sim.vehicles().columns();
+        (0..columns.position().len())
+            .filter(|&row| columns.route_next()[row] < columns.route_len()[row])
+            .count() as u64
+    };
+    let at_spawn = routed(&sim);
+    for _ in 0..ticks {
+        sim.step(profile.run.dt);
+    }
+    let at_end = routed(&sim);
+    assert!(at_end > 0, "the run has routes to draw");
+    assert_eq!(result["routes"], serde_json::json!([at_spawn, at_end]));
+    let unit_panel = result["unit_panel"].as_str().unwrap();
+    assert!(
+        unit_panel.contains("corners left"),
+        "the unit panel shows the route: {unit_panel}"
+    );
+}

@@ -9,6 +9,9 @@
 
 use convoy::glam::Vec2;
 use convoy::nav::{Cell, Terrain};
+use convoy::steer::STUCK_AFTER_S;
+use convoy::steer::seek::drive_to_velocity;
+use convoy::vehicles::SteerMode;
 use convoy::{Sim, VehicleKind};
 
 use super::scene::{Explored, Scene};
@@ -49,6 +52,11 @@ pub const LAYERS: &[Layer] = &[
         draw: spatial_grid,
     },
     Layer {
+        name: "routes",
+        style: r##"fill="none" stroke="#9467bd" stroke-width="1.2" stroke-opacity="0.85" stroke-linejoin="round""##,
+        draw: routes,
+    },
+    Layer {
         name: "drive-to",
         style: r##"stroke="#9a9a9a" stroke-width="0.4" fill="#777""##,
         draw: drive_to,
@@ -64,6 +72,16 @@ pub const LAYERS: &[Layer] = &[
         draw: units,
     },
     Layer {
+        name: "avoidance",
+        style: r##"fill="none" stroke="#ff7f0e" stroke-width="1.2""##,
+        draw: avoidance,
+    },
+    Layer {
+        name: "stuck",
+        style: r##"fill="none" stroke="#d62728" stroke-width="2""##,
+        draw: stuck,
+    },
+    Layer {
         name: "path",
         style: r##"fill="none" stroke="#d62728" stroke-width="2""##,
         draw: path,
@@ -71,7 +89,7 @@ pub const LAYERS: &[Layer] = &[
 ];
 
 /// The layers a replay records data for, toggled in the player by name.
-pub const REPLAY_LAYERS: [&str; 4] = ["spatial-grid", "drive-to", "shields", "units"];
+pub const REPLAY_LAYERS: [&str; 5] = ["spatial-grid", "routes", "drive-to", "shields", "units"];
 
 /// The layer named `name`.
 #[must_use]
@@ -133,63 +151,133 @@ fn v(point: Vec2) -> [f64; 2] {
     [f64::from(point.x), f64::from(point.y)]
 }
 
-/// Runs of equal terrain along each map row: `(row, first column, length)`.
-fn runs(scene_map: &convoy::nav::GridMap, terrain: Terrain) -> Vec<(u32, u32, u32)> {
-    let width = scene_map.width() as usize;
+/// Runs of cells where `is` holds along each row of a `width` × `height`
+/// grid: `(row, first column, length)`.
+fn runs(width: u32, height: u32, is: impl Fn(Cell) -> bool) -> Vec<(u32, u32, u32)> {
     let mut out = Vec::new();
-    for (y, row) in scene_map.cells().chunks_exact(width).enumerate() {
+    for y in 0..height {
         let mut x = 0;
         while x < width {
-            if row[x] != terrain {
+            if !is(Cell::new(x, y)) {
                 x += 1;
                 continue;
             }
             let start = x;
-            while x < width && row[x] == terrain {
+            while x < width && is(Cell::new(x, y)) {
                 x += 1;
             }
-            out.push((y as u32, start as u32, (x - start) as u32));
+            out.push((y, start, x - start));
         }
     }
     out
 }
 
-fn terrain(scene: &Scene<'_>, svg: &mut Svg) -> Option<()> {
-    let map = &scene.map.as_ref()?.map;
-    for (terrain, class, fill, label) in [
-        (Terrain::Blocked, "blocked", "#3b3b3b", "blocked"),
-        (Terrain::Swamp, "swamp", "#8fae6b", "swamp (cost ×3)"),
-        (Terrain::Water, "water", "#7fb3d5", "water"),
-    ] {
-        let cells = runs(map, terrain);
-        if cells.is_empty() {
+/// Where a grid's cells lie in the scene: cell `(x, y)` covers
+/// `origin + (x, y) · cell` to one cell further.
+#[derive(Clone, Copy, Debug)]
+struct Placement {
+    origin: [f64; 2],
+    cell: f64,
+}
+
+/// One kind of terrain cell as the terrain layer draws it.
+struct TerrainClass {
+    class: &'static str,
+    fill: &'static str,
+    label: &'static str,
+}
+
+const BLOCKED: TerrainClass = TerrainClass {
+    class: "blocked",
+    fill: "#3b3b3b",
+    label: "blocked",
+};
+const SWAMP: TerrainClass = TerrainClass {
+    class: "swamp",
+    fill: "#8fae6b",
+    label: "swamp (cost ×3)",
+};
+const WATER: TerrainClass = TerrainClass {
+    class: "water",
+    fill: "#7fb3d5",
+    label: "water",
+};
+
+/// Draws the runs of one class of cells, and its legend entry if any.
+fn terrain_runs(
+    svg: &mut Svg,
+    runs: Vec<(u32, u32, u32)>,
+    class: &TerrainClass,
+    placement: Placement,
+) {
+    if runs.is_empty() {
+        return;
+    }
+    let Placement { origin, cell } = placement;
+    for (y, x, length) in runs {
+        let min = [
+            origin[0] + f64::from(x) * cell,
+            origin[1] + f64::from(y) * cell,
+        ];
+        let size = [f64::from(length) * cell, cell];
+        if !svg.view().sees(min, [min[0] + size[0], min[1] + size[1]]) {
             continue;
         }
-        for (y, x, length) in cells {
-            let (lo, hi) = (
-                [f64::from(x), f64::from(y)],
-                [f64::from(x + length), f64::from(y + 1)],
-            );
-            if !svg.view().sees(lo, hi) {
-                continue;
-            }
-            svg.element(
-                "rect",
-                &rect_attributes(
-                    svg,
-                    class,
-                    fill,
-                    [f64::from(x), f64::from(y)],
-                    [f64::from(length), 1.0],
-                ),
-            );
-        }
-        svg.legend(Swatch {
-            label: label.to_owned(),
-            fill,
-            stroke: "none",
-        });
+        svg.element(
+            "rect",
+            &rect_attributes(svg, class.class, class.fill, min, size),
+        );
     }
+    svg.legend(Swatch {
+        label: class.label.to_owned(),
+        fill: class.fill,
+        stroke: "none",
+    });
+}
+
+/// A map scene's terrain by kind, in cells; or a profile's `[map]` in
+/// metres, as its ground units see it (the kernel keeps only the ground
+/// cost grid, where water is as impassable as a wall).
+fn terrain(scene: &Scene<'_>, svg: &mut Svg) -> Option<()> {
+    if let Some(map_scene) = &scene.map {
+        let map = &map_scene.map;
+        let cells = Placement {
+            origin: [0.0, 0.0],
+            cell: 1.0,
+        };
+        for (terrain, class) in [
+            (Terrain::Blocked, BLOCKED),
+            (Terrain::Swamp, SWAMP),
+            (Terrain::Water, WATER),
+        ] {
+            let found = runs(map.width(), map.height(), |cell| {
+                map.terrain(cell) == Some(terrain)
+            });
+            terrain_runs(svg, found, &class, cells);
+        }
+        return Some(());
+    }
+    let world = scene.sim?.config().map.as_deref()?;
+    let grid = world.grid();
+    let metres = Placement {
+        origin: v(world.origin()),
+        cell: f64::from(world.cell_size()),
+    };
+    let (width, height) = (grid.width(), grid.height());
+    let impassable = TerrainClass {
+        label: "impassable to ground units (blocked, water)",
+        ..BLOCKED
+    };
+    let slow = TerrainClass {
+        label: "slow ground (swamp)",
+        ..SWAMP
+    };
+    let found = runs(width, height, |cell| !grid.passable(cell));
+    terrain_runs(svg, found, &impassable, metres);
+    let found = runs(width, height, |cell| {
+        grid.cost(cell).is_some_and(|c| c > 1.0)
+    });
+    terrain_runs(svg, found, &slow, metres);
     Some(())
 }
 
@@ -357,6 +445,138 @@ fn shields(scene: &Scene<'_>, svg: &mut Svg) -> Option<()> {
         label: "shields".to_owned(),
         fill: "none",
         stroke: "#5b8fd9",
+    });
+    Some(())
+}
+
+/// Each unit's planned route: from where it stands through the corners it
+/// has still to reach (`route_next` on) to the route's last one. The kernel
+/// keeps only these string-pulled corners, not the raw cell path.
+fn routes(scene: &Scene<'_>, svg: &mut Svg) -> Option<()> {
+    let sim = scene.sim?;
+    let columns = sim.vehicles().columns();
+    let routes = sim.routes();
+    let mut drawn = 0;
+    for (row, &position) in columns.position().iter().enumerate() {
+        let (next, len) = (columns.route_next()[row], columns.route_len()[row]);
+        if next >= len {
+            continue;
+        }
+        let corners = &routes.of(columns.handle_slot()[row])[next as usize..len as usize];
+        let points: Vec<[f64; 2]> = std::iter::once(position)
+            .chain(corners.iter().copied())
+            .map(v)
+            .collect();
+        drawn += 1;
+        if !svg.view().sees(lower(&points), upper(&points)) {
+            continue;
+        }
+        svg.element(
+            "polyline",
+            &[
+                ("class", "route".to_owned()),
+                ("data-row", row.to_string()),
+                ("points", svg.points(points)),
+            ],
+        );
+    }
+    if drawn == 0 {
+        return None;
+    }
+    svg.legend(Swatch {
+        label: format!("routes ({drawn}; string-pulled corners, the raw cell path is not kept)"),
+        fill: "none",
+        stroke: "#9467bd",
+    });
+    Some(())
+}
+
+fn lower(points: &[[f64; 2]]) -> [f64; 2] {
+    points.iter().fold([f64::INFINITY; 2], |lo, p| {
+        [lo[0].min(p[0]), lo[1].min(p[1])]
+    })
+}
+
+fn upper(points: &[[f64; 2]]) -> [f64; 2] {
+    points.iter().fold([f64::NEG_INFINITY; 2], |hi, p| {
+        [hi[0].max(p[0]), hi[1].max(p[1])]
+    })
+}
+
+/// What avoidance did in the last tick: for each drive-to unit whose
+/// desired velocity differs from its plain drive-to seek
+/// ([`drive_to_velocity`] from where steering saw it), a line from one
+/// second along the seek to one second along the velocity it steered with
+/// instead (a swerve bends it sideways; a stop draws it back to the unit).
+/// Potential-field units are left out: their velocity is never a seek.
+fn avoidance(scene: &Scene<'_>, svg: &mut Svg) -> Option<()> {
+    let columns = scene.sim?.vehicles().columns();
+    let steered_from = scene.steered_from.as_deref()?;
+    let mut changed = 0;
+    let lines: Vec<[[f64; 2]; 2]> = (0..columns.position().len())
+        .filter(|&row| columns.steer_mode()[row] == SteerMode::DriveTo as u8)
+        .filter_map(|row| {
+            let from = *steered_from.get(row)?;
+            let seek = drive_to_velocity(
+                from,
+                columns.drive_to()[row],
+                columns.max_speed()[row],
+                columns.max_brake()[row],
+            );
+            let steered = columns.desired_velocity()[row];
+            (steered != seek).then(|| [v(from + seek), v(from + steered)])
+        })
+        .inspect(|_| changed += 1)
+        .collect();
+    svg.segments("avoidance", lines);
+    svg.legend(Swatch {
+        label: format!("avoidance last tick ({changed}): seek → steered velocity, 1 s"),
+        fill: "none",
+        stroke: "#ff7f0e",
+    });
+    Some(())
+}
+
+/// Units that have not come closer to their drive-to point for
+/// [`STUCK_AFTER_S`] (the kernel's stuck count), ringed.
+fn stuck(scene: &Scene<'_>, svg: &mut Svg) -> Option<()> {
+    let columns = scene.sim?.vehicles().columns();
+    let view = svg.view();
+    let mut count = 0;
+    for (row, (&stalled, (&position, &shield))) in columns
+        .stalled_s()
+        .iter()
+        .zip(columns.position().iter().zip(columns.shield()))
+        .enumerate()
+    {
+        if stalled < STUCK_AFTER_S {
+            continue;
+        }
+        count += 1;
+        let reach = f64::from(shield.x.max(shield.y));
+        let centre = v(position);
+        if !view.sees(
+            [centre[0] - reach, centre[1] - reach],
+            [centre[0] + reach, centre[1] + reach],
+        ) {
+            continue;
+        }
+        let [cx, cy] = view.px(centre[0], centre[1]);
+        svg.element(
+            "circle",
+            &[
+                ("class", "stuck".to_owned()),
+                ("data-row", row.to_string()),
+                ("cx", num(cx)),
+                ("cy", num(cy)),
+                ("r", num(reach * view.scale() + 3.0)),
+            ],
+        );
+    }
+    svg.legend(Swatch {
+        label: format!("stuck ({count}): no progress for {STUCK_AFTER_S} s"),
+        fill: "none",
+        stroke: "#d62728",
     });
     Some(())
 }

@@ -15,6 +15,7 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 use convoy::Profile;
+use convoy::glam::Vec2;
 use convoy::nav::movingai::load_map;
 use convoy::nav::quadtree::{QuadPlanner, Quadtree};
 use convoy::nav::{Cell, CostGrid, GridPlanner, Mobility};
@@ -192,9 +193,11 @@ fn render_profile(args: &RenderArgs, selected: &[&Layer]) -> Result<String, CliE
     }
     let (mut profile, source) = load_profile(args.input.as_deref())?;
     let mut sim = build_sim(&mut profile, &source, args.units, args.threads)?;
-    for _ in 0..args.tick.unwrap_or(0) {
+    let ticks = args.tick.unwrap_or(0);
+    for _ in 1..ticks {
         sim.step(profile.run.dt);
     }
+    let steered_from = (ticks > 0).then(|| last_step(&mut sim, profile.run.dt));
     let bounds = sim.config().bounds;
     let view = view(
         args,
@@ -210,9 +213,34 @@ fn render_profile(args: &RenderArgs, selected: &[&Layer]) -> Result<String, CliE
     );
     let scene = Scene {
         sim: Some(&sim),
+        steered_from,
         map: None,
     };
     draw(&scene, view, selected, &title, "m")
+}
+
+/// Steps `sim` once and returns, per row after the step, where each unit
+/// stood while that step's steering ran: the positions before the step,
+/// carried by handle slot across the row reorder the step may do (steering
+/// runs after the reorder and before anything moves).
+fn last_step(sim: &mut convoy::Sim, dt: f32) -> Vec<Vec2> {
+    let columns = sim.vehicles().columns();
+    let slots = columns
+        .handle_slot()
+        .iter()
+        .max()
+        .map_or(0, |&slot| slot as usize + 1);
+    let mut by_slot = vec![Vec2::NAN; slots];
+    for (&slot, &position) in columns.handle_slot().iter().zip(columns.position()) {
+        by_slot[slot as usize] = position;
+    }
+    sim.step(dt);
+    sim.vehicles()
+        .columns()
+        .handle_slot()
+        .iter()
+        .map(|&slot| by_slot.get(slot as usize).copied().unwrap_or(Vec2::NAN))
+        .collect()
 }
 
 fn render_map(args: &RenderArgs, selected: &[&Layer]) -> Result<String, CliError> {
@@ -264,6 +292,7 @@ fn render_map(args: &RenderArgs, selected: &[&Layer]) -> Result<String, CliError
     )?;
     let scene = Scene {
         sim: None,
+        steered_from: None,
         map: Some(MapScene { map, tree, query }),
     };
     draw(&scene, view, selected, &title, "cells")

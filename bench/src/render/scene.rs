@@ -2,6 +2,7 @@
 //! read in place), a grid map with one path query, or both.
 
 use convoy::Sim;
+use convoy::glam::Vec2;
 use convoy::nav::{Cell, GridMap, Quadtree};
 
 /// The data the layers read; a layer whose part is absent draws nothing.
@@ -9,6 +10,10 @@ use convoy::nav::{Cell, GridMap, Quadtree};
 pub struct Scene<'a> {
     /// A simulation, read between ticks.
     pub sim: Option<&'a Sim>,
+    /// Per row of `sim`: where each unit stood when the last tick's
+    /// steering ran (the positions before that tick moved it); `None`
+    /// before the first tick.
+    pub steered_from: Option<Vec<Vec2>>,
     /// A map and maybe a path query on it.
     pub map: Option<MapScene>,
 }

@@ -19,7 +19,8 @@ use convoy::Stage;
 use serde::Serialize;
 
 use self::record::{
-    BYTES_PER_UNIT_FRAME, Change, FrameInfo, POSITION_STEPS, Recorder, Recording, UnitTable,
+    BYTES_PER_UNIT_FRAME, Change, FrameInfo, POSITION_STEPS, Recorder, Recording, RouteChange,
+    UnitTable,
 };
 use crate::CliError;
 use crate::render::layers::{KIND_COLOURS, KIND_SHAPES, REPLAY_LAYERS, kind_name};
@@ -64,7 +65,7 @@ struct Header<'a> {
     cell_size: f32,
     stages: Vec<&'static str>,
     budgets_ms: [f32; 7],
-    layers: [&'static str; 4],
+    layers: [&'static str; 5],
     kinds: Vec<&'static str>,
     kind_colours: [&'static str; 5],
     kind_shapes: [&'static [[f64; 2]]; 5],
@@ -73,6 +74,7 @@ struct Header<'a> {
     unit: &'a UnitTable,
     frames: &'a [FrameInfo],
     changes: &'a [Change],
+    routes: &'a [RouteChange],
 }
 
 /// Records the run and writes the player.
@@ -130,6 +132,7 @@ pub fn replay(args: &ReplayArgs) -> Result<(), CliError> {
         unit: &recording.units,
         frames: &recording.frames,
         changes: &recording.changes,
+        routes: &recording.route_changes,
     };
     let title = format!("{}: {} units, {ticks} ticks", profile.name, header.units);
     let page = page(&title, &header, &recording)?;

@@ -8,7 +8,9 @@
 //! whatever the motion, so the size of a replay is known before it is
 //! recorded. Columns that change rarely (goal, drive-to, platoon, slot) are
 //! stored once and then only as changes; columns a run never changes (kind,
-//! top speed, shield) once.
+//! top speed, shield) once. Each unit's route — the corners it has still to
+//! reach, `route_next` on — is stored as a change whenever it changes (a
+//! new plan, or a corner passed): routes come only from a `[map]`.
 
 use std::f32::consts::TAU;
 
@@ -62,6 +64,17 @@ pub struct Change {
     pub slot: u32,
 }
 
+/// A unit's remaining route corners from `frame` on (empty: no route).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RouteChange {
+    /// Frame index.
+    pub frame: usize,
+    /// Handle slot.
+    pub unit: usize,
+    /// The corners still to reach, in order; the last is the route's end.
+    pub corners: Vec<[f32; 2]>,
+}
+
 /// One recorded frame's tick and the stage times of that tick.
 #[derive(Clone, Copy, Debug, Serialize)]
 pub struct FrameInfo {
@@ -81,6 +94,9 @@ pub struct Recorder {
     last: Vec<Change>,
     frames: Vec<FrameInfo>,
     changes: Vec<Change>,
+    /// Each handle slot's remaining corners as last recorded.
+    last_routes: Vec<Vec<[f32; 2]>>,
+    route_changes: Vec<RouteChange>,
     motion: Vec<u8>,
 }
 
@@ -97,6 +113,8 @@ pub struct Recording {
     pub frames: Vec<FrameInfo>,
     /// Changes of the rarely-changing columns.
     pub changes: Vec<Change>,
+    /// Changes of the units' remaining routes.
+    pub route_changes: Vec<RouteChange>,
     /// [`BYTES_PER_UNIT_FRAME`] × `slots` bytes per frame.
     pub motion: Vec<u8>,
 }
@@ -160,6 +178,8 @@ impl Recorder {
             last,
             frames: Vec::with_capacity(frames),
             changes: Vec::new(),
+            last_routes: vec![Vec::new(); slots],
+            route_changes: Vec::new(),
             motion: Vec::with_capacity(frames * slots * BYTES_PER_UNIT_FRAME),
         })
     }
@@ -198,11 +218,42 @@ impl Recorder {
                 self.last[unit] = now;
             }
         }
+        for (row, &handle) in columns.handle_slot().iter().enumerate() {
+            self.record_route(sim, row, frame, handle as usize);
+        }
         self.frames.push(FrameInfo {
             tick: sim.tick_count(),
             stage_ms,
         });
         Ok(())
+    }
+
+    /// Stores `unit`'s remaining corners if they differ from the last
+    /// ones stored.
+    fn record_route(&mut self, sim: &Sim, row: usize, frame: usize, unit: usize) {
+        let columns = sim.vehicles().columns();
+        let (next, len) = (columns.route_next()[row], columns.route_len()[row]);
+        let remaining = if next < len {
+            &sim.routes().of(columns.handle_slot()[row])[next as usize..len as usize]
+        } else {
+            &[]
+        };
+        let last = &self.last_routes[unit];
+        let same = remaining.len() == last.len()
+            && remaining
+                .iter()
+                .zip(last)
+                .all(|(now, then)| pair(*now).map(f32::to_bits) == then.map(f32::to_bits));
+        if same {
+            return;
+        }
+        let corners: Vec<[f32; 2]> = remaining.iter().copied().map(pair).collect();
+        self.last_routes[unit].clone_from(&corners);
+        self.route_changes.push(RouteChange {
+            frame,
+            unit,
+            corners,
+        });
     }
 
     /// The recording.
@@ -214,6 +265,7 @@ impl Recorder {
             units: self.units,
             frames: self.frames,
             changes: self.changes,
+            route_changes: self.route_changes,
             motion: self.motion,
         }
     }
@@ -346,6 +398,54 @@ mod tests {
         let change = recording.changes[0];
         assert_eq!((change.frame, change.unit), (2, ids[2].index as usize));
         assert_eq!(change.goal, [-90.0, 90.0]);
+    }
+
+    #[test]
+    fn route_changes_replayed_in_order_give_every_frames_remaining_corners() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/visual/walls.toml");
+        let profile = convoy::Profile::load(&path).unwrap();
+        let mut sim = convoy::scenario::build(&profile, 1).unwrap();
+        let frames = 40;
+        let mut recorder = Recorder::new(&sim, frames).unwrap();
+        let mut expected = Vec::new();
+        for _ in 0..frames {
+            recorder.record(&sim, None).unwrap();
+            let columns = sim.vehicles().columns();
+            let mut by_slot = vec![Vec::new(); columns.handle_slot().len()];
+            for (row, &slot) in columns.handle_slot().iter().enumerate() {
+                let (next, len) = (columns.route_next()[row], columns.route_len()[row]);
+                by_slot[slot as usize] = sim.routes().of(slot)[..len as usize]
+                    .iter()
+                    .skip(next as usize)
+                    .map(|point| [point.x, point.y])
+                    .collect::<Vec<_>>();
+            }
+            expected.push(by_slot);
+            sim.step(profile.run.dt);
+        }
+        let recording = recorder.finish();
+        let mut now = vec![Vec::new(); recording.slots];
+        let mut changes = recording.route_changes.iter().peekable();
+        for (frame, expected) in expected.iter().enumerate() {
+            while let Some(change) = changes.next_if(|change| change.frame == frame) {
+                assert_ne!(now[change.unit], change.corners, "stored only on change");
+                now[change.unit].clone_from(&change.corners);
+            }
+            assert_eq!(&now, expected, "frame {frame}");
+        }
+        assert!(changes.next().is_none(), "changes in frame order");
+        assert!(
+            expected
+                .iter()
+                .any(|frame| frame.iter().any(|route| route.len() > 1)),
+            "the run has routes with corners to pass"
+        );
+        assert!(
+            recording.route_changes.len() < frames * recording.slots / 2,
+            "{} changes in {frames} frames of {} units",
+            recording.route_changes.len(),
+            recording.slots
+        );
     }
 
     #[test]
