@@ -268,7 +268,9 @@ impl Sim {
     pub fn reserve(&mut self, units: usize) {
         self.spatial.reserve(units);
         let slots = self.vehicles.handle_parts().0.len();
-        self.paths.reserve(units, slots.max(units));
+        let threads = self.pool.current_num_threads();
+        self.paths
+            .reserve(units, slots.max(units), self.config.map.as_deref(), threads);
         self.separation.reserve(units);
         // The widest column is 16 bytes a row.
         self.reorder_scratch
@@ -541,7 +543,13 @@ impl Sim {
         self.paths.queue = state.path_queue;
         self.paths.routes = state.routes;
         let slots = self.vehicles.handle_parts().0.len();
-        self.paths.reserve(self.vehicles.len(), slots);
+        let threads = self.pool.current_num_threads();
+        self.paths.reserve(
+            self.vehicles.len(),
+            slots,
+            self.config.map.as_deref(),
+            threads,
+        );
         self.limits = state.limits;
         self.tick = state.tick;
         self.time_s = state.time_s;

@@ -111,6 +111,21 @@ impl BatchPlanner {
         Self::default()
     }
 
+    /// Makes one search context per worker of a pool of `threads` (plus
+    /// one for a caller outside it), each sized for `grid`, so that planning
+    /// allocates nothing whichever worker runs a query.
+    pub fn reserve(&mut self, grid: &CostGrid, threads: usize) {
+        if self.contexts.len() < threads + 1 {
+            self.contexts.resize_with(threads + 1, Mutex::default);
+        }
+        for context in &mut self.contexts {
+            context
+                .get_mut()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .reserve(grid);
+        }
+    }
+
     /// Answers `queries` into `answers` (resized to match, slot `i` for query
     /// `i`), in parallel on the current rayon pool when the batch is large
     /// enough. Reuses `answers`' path buffers.

@@ -69,8 +69,12 @@ pub struct PathService {
 }
 
 impl PathService {
-    /// Sizes every buffer for `units` units and `slots` handle slots.
-    pub fn reserve(&mut self, units: usize, slots: usize) {
+    /// Sizes every buffer for `units` units and `slots` handle slots, and
+    /// the search contexts of a `threads`-worker pool for `map`.
+    pub fn reserve(&mut self, units: usize, slots: usize, map: Option<&WorldMap>, threads: usize) {
+        if let Some(map) = map {
+            self.planner.reserve(map.grid(), threads);
+        }
         self.queue.reserve(units);
         self.routes.reserve_slots(slots.max(units));
         self.batch.reserve(BATCH);
@@ -171,7 +175,16 @@ impl PathService {
             };
             self.queries.push(query);
         }
+        // Always a full batch (padding answered at once, off the map), so
+        // the answers and their path buffers are never dropped and regrown;
+        // each buffer holds the longest possible path after its first use.
+        let padding = GridQuery::new(super::Cell::new(u32::MAX, u32::MAX), super::Cell::new(0, 0));
+        self.queries.resize(BATCH, padding);
         self.planner.plan(grid, &self.queries, &mut self.answers);
+        for answer in &mut self.answers {
+            let room = grid.cell_count().saturating_sub(answer.path.cells.len());
+            answer.path.cells.reserve(room);
+        }
         for (request, answer) in self.batch.iter().zip(&self.answers) {
             stats.expanded += u64::from(answer.expanded);
             if vehicles.set_goal(request.unit, request.goal).is_err() {
