@@ -1,34 +1,12 @@
 //! A warmed-up grid planner answers queries without touching the allocator.
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering};
-
 use convoy::nav::{CostGrid, GridPlanner, Mobility, Path, load_map, load_scen};
 
-struct Counting;
-
-static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
-
-// SAFETY: forwards to the system allocator unchanged; only counts calls.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
-        // SAFETY: same contract as our caller's.
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: same contract as our caller's.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
-        // SAFETY: same contract as our caller's.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
+mod counting_allocator;
+use counting_allocator::{CountingAllocator, allocations_during};
 
 #[global_allocator]
-static GLOBAL: Counting = Counting;
+static GLOBAL: CountingAllocator = CountingAllocator;
 
 #[test]
 fn repeated_queries_on_a_warm_planner_allocate_nothing() {
@@ -52,9 +30,7 @@ fn repeated_queries_on_a_warm_planner_allocate_nothing() {
         total
     };
     let warm = run(&mut planner, &mut path);
-    let before = ALLOCATIONS.load(Ordering::Relaxed);
-    let again = run(&mut planner, &mut path);
-    let after = ALLOCATIONS.load(Ordering::Relaxed);
-    assert_eq!(after - before, 0, "allocations during warm queries");
+    let (allocations, again) = allocations_during(|| run(&mut planner, &mut path));
+    assert_eq!(allocations, 0, "allocations during warm queries");
     assert_eq!(warm, again, "the warm run answers the same");
 }

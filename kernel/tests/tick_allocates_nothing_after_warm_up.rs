@@ -7,41 +7,11 @@
 
 #![allow(clippy::unwrap_used)]
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-
 use convoy::Profile;
 use convoy::glam::Vec2;
 
-struct CountingAllocator;
-
-static COUNTING: AtomicBool = AtomicBool::new(false);
-static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
-
-// SAFETY: forwards every call unchanged to the system allocator; the counter
-// has no effect on the memory handed out.
-unsafe impl GlobalAlloc for CountingAllocator {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        if COUNTING.load(Ordering::Relaxed) {
-            ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
-        }
-        // SAFETY: the caller upholds `GlobalAlloc::alloc`'s contract.
-        unsafe { System.alloc(layout) }
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: `ptr` came from `System.alloc` with this layout.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        if COUNTING.load(Ordering::Relaxed) {
-            ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
-        }
-        // SAFETY: the caller upholds `GlobalAlloc::realloc`'s contract.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
+mod counting_allocator;
+use counting_allocator::{CountingAllocator, allocations_during};
 
 #[global_allocator]
 static ALLOCATOR: CountingAllocator = CountingAllocator;
@@ -79,12 +49,11 @@ fn planning_on_a_map_allocates_nothing_after_warm_up() {
         sim.order_move(id, goal).unwrap();
     }
     sim.reset_instruments();
-    ALLOCATIONS.store(0, Ordering::SeqCst);
-    COUNTING.store(true, Ordering::SeqCst);
-    for _ in 0..100 {
-        sim.step(profile.run.dt);
-    }
-    COUNTING.store(false, Ordering::SeqCst);
+    let (allocations, ()) = allocations_during(|| {
+        for _ in 0..100 {
+            sim.step(profile.run.dt);
+        }
+    });
     let (stages, _) = sim.report();
     let paths = stages.iter().find(|stage| stage.name == "paths").unwrap();
     assert!(
@@ -92,8 +61,7 @@ fn planning_on_a_map_allocates_nothing_after_warm_up() {
         "the planner did real work: {paths:?}"
     );
     assert_eq!(
-        ALLOCATIONS.load(Ordering::SeqCst),
-        0,
+        allocations, 0,
         "allocations inside 100 ticks of planning on a map"
     );
 }
@@ -116,11 +84,11 @@ fn a_hundred_ticks_of_ten_thousand_units_allocate_nothing_after_warm_up() {
         sim.order_move(id, Vec2::new(0.0, -50.0)).unwrap();
     }
 
-    COUNTING.store(true, Ordering::SeqCst);
-    for _ in 0..100 {
-        sim.step(profile.run.dt);
-    }
-    COUNTING.store(false, Ordering::SeqCst);
+    let (allocations, ()) = allocations_during(|| {
+        for _ in 0..100 {
+            sim.step(profile.run.dt);
+        }
+    });
 
     assert_eq!(sim.open_path_requests(), 0, "every request was served");
     let (stages, _) = sim.report();
@@ -129,9 +97,5 @@ fn a_hundred_ticks_of_ten_thousand_units_allocate_nothing_after_warm_up() {
         paths.counters["served"] >= 200.0,
         "the path queue did real work: {paths:?}"
     );
-    assert_eq!(
-        ALLOCATIONS.load(Ordering::SeqCst),
-        0,
-        "allocations inside 100 ticks"
-    );
+    assert_eq!(allocations, 0, "allocations inside 100 ticks");
 }

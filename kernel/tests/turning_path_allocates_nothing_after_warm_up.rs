@@ -1,37 +1,15 @@
 //! A warmed-up `TurningPath` rebuilds, evaluates and samples without touching
 //! the allocator.
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering};
-
 use convoy::glam::Vec2;
 use convoy::random::unit_f32;
 use convoy::steer::turning::TurningPath;
 
-struct Counting;
-
-static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
-
-// SAFETY: forwards to the system allocator unchanged; only counts calls.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
-        // SAFETY: same contract as our caller's.
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: same contract as our caller's.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
-        // SAFETY: same contract as our caller's.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
+mod counting_allocator;
+use counting_allocator::{CountingAllocator, allocations_during};
 
 #[global_allocator]
-static GLOBAL: Counting = Counting;
+static GLOBAL: CountingAllocator = CountingAllocator;
 
 /// Seeded polylines of 2 to 12 points in a 200 m square.
 fn polylines() -> Vec<Vec<Vec2>> {
@@ -66,10 +44,8 @@ fn rebuilding_a_warm_path_allocates_nothing() {
         total
     };
     let warm = run(&mut path);
-    let before = ALLOCATIONS.load(Ordering::Relaxed);
-    let again = run(&mut path);
-    let after = ALLOCATIONS.load(Ordering::Relaxed);
-    assert_eq!(after - before, 0, "allocations after warm-up");
+    let (allocations, again) = allocations_during(|| run(&mut path));
+    assert_eq!(allocations, 0, "allocations after warm-up");
     assert_eq!(
         warm.to_bits(),
         again.to_bits(),

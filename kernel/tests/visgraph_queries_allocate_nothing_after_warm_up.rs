@@ -1,9 +1,6 @@
 //! A warmed-up visibility-graph search context answers queries (exact and
 //! heuristic insertion, A* and Dijkstra) without touching the allocator.
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering};
-
 use convoy::glam::Vec2;
 use convoy::nav::polygon::load_mesh;
 use convoy::nav::visgraph::{
@@ -11,30 +8,11 @@ use convoy::nav::visgraph::{
     VisSearch,
 };
 
-struct Counting;
-
-static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
-
-// SAFETY: forwards to the system allocator unchanged; only counts calls.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
-        // SAFETY: same contract as our caller's.
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: same contract as our caller's.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
-        // SAFETY: same contract as our caller's.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
+mod counting_allocator;
+use counting_allocator::{CountingAllocator, allocations_during};
 
 #[global_allocator]
-static GLOBAL: Counting = Counting;
+static GLOBAL: CountingAllocator = CountingAllocator;
 
 #[test]
 fn repeated_queries_on_a_warm_context_allocate_nothing() {
@@ -77,10 +55,8 @@ fn repeated_queries_on_a_warm_context_allocate_nothing() {
         total
     };
     let warm = run(&mut search, &mut out);
-    let before = ALLOCATIONS.load(Ordering::Relaxed);
-    let again = run(&mut search, &mut out);
-    let after = ALLOCATIONS.load(Ordering::Relaxed);
-    assert_eq!(after - before, 0, "allocations during warm queries");
+    let (allocations, again) = allocations_during(|| run(&mut search, &mut out));
+    assert_eq!(allocations, 0, "allocations during warm queries");
     assert_eq!(warm, again, "the warm run answers the same");
     assert!(warm > 0.0);
 }
