@@ -277,6 +277,12 @@ impl GridPlanner {
         if self.nodes.len() < grid.padded_len() {
             self.nodes.resize(grid.padded_len(), Node::default());
         }
+        // A cell is open at most once at a time: the open list never needs
+        // more entries than the grid has cells.
+        let cells = grid.cell_count();
+        self.open
+            .items
+            .reserve(cells.saturating_sub(self.open.items.len()));
     }
 
     /// Nodes expanded by the last query.
