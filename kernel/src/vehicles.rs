@@ -578,10 +578,13 @@ impl Vehicles {
     /// Sets a live unit's ordered destination.
     pub fn set_goal(&mut self, id: UnitId, goal: Vec2) -> Result<(), StaleUnit> {
         let row = self.row_of(id).ok_or(StaleUnit(id))?;
-        self.columns.goal[row] = goal;
-        // Progress toward the new goal starts over.
-        self.columns.best_distance[row] = f32::INFINITY;
-        self.columns.stalled_s[row] = 0.0;
+        if self.columns.goal[row] != goal {
+            // Progress toward a new goal starts over (a re-plan to the same
+            // goal keeps the stall clock running).
+            self.columns.goal[row] = goal;
+            self.columns.best_distance[row] = f32::INFINITY;
+            self.columns.stalled_s[row] = 0.0;
+        }
         Ok(())
     }
 
