@@ -95,12 +95,24 @@ pub enum Layout {
     Scatter,
 }
 
-/// `[map]`: a Moving AI grid map (`.map`) that ground units plan on.
+/// `[map]`: the terrain ground units plan on — a Moving AI grid map
+/// (`file`, grid A*) or a polygon map (`polygon`, the visibility graph).
 #[derive(Clone, Debug, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct MapSection {
-    /// The map file; a relative path is relative to the profile's folder.
-    pub file: PathBuf,
+    /// A Moving AI `.map` file; a relative path is relative to the
+    /// profile's folder.
+    pub file: Option<PathBuf>,
+    /// A polygon map: JSON (`.json`) or Polyanya mesh (`.mesh`), relative
+    /// like `file`.
+    pub polygon: Option<PathBuf>,
+    /// Polygon maps: obstacles grow and containers shrink by this
+    /// clearance, metres (≥ 0).
+    #[serde(default = "default_clearance")]
+    pub clearance_m: f64,
+    /// Polygon maps: road edges cost this fraction of their length (> 0).
+    #[serde(default = "default_road_cost")]
+    pub road_cost_factor: f64,
     /// Width of one map cell, metres (> 0).
     #[serde(default = "default_map_cell")]
     pub cell_size_m: f32,
@@ -111,6 +123,14 @@ pub struct MapSection {
 
 fn default_map_cell() -> f32 {
     4.0
+}
+
+fn default_clearance() -> f64 {
+    2.0
+}
+
+fn default_road_cost() -> f64 {
+    0.5
 }
 
 /// `[scenario]`: the units.
@@ -357,7 +377,9 @@ impl Profile {
         })?;
         let mut profile = Profile::parse(&text, &file)?;
         if let (Some(map), Some(folder)) = (&mut profile.map, path.parent()) {
-            map.file = folder.join(&map.file);
+            for file in [&mut map.file, &mut map.polygon].into_iter().flatten() {
+                *file = folder.join(&*file);
+            }
         }
         Ok(profile)
     }
@@ -417,6 +439,33 @@ impl Profile {
             );
         }
         if let Some(map) = &self.map {
+            if map.file.is_some() == map.polygon.is_some() {
+                return fail(
+                    "map",
+                    "give exactly one of `file` (a grid map) and `polygon` (a polygon map)".into(),
+                );
+            }
+            if map.polygon.is_some() && self.scenario.layout == Layout::Scatter {
+                return fail(
+                    "scenario.layout",
+                    "\"scatter\" places units on a grid map (`map.file`)".into(),
+                );
+            }
+            if !(map.clearance_m.is_finite() && map.clearance_m >= 0.0) {
+                return fail(
+                    "map.clearance_m",
+                    format!(
+                        "must be a non-negative number of metres, was {}",
+                        map.clearance_m
+                    ),
+                );
+            }
+            if !(map.road_cost_factor.is_finite() && map.road_cost_factor > 0.0) {
+                return fail(
+                    "map.road_cost_factor",
+                    format!("must be a positive number, was {}", map.road_cost_factor),
+                );
+            }
             check_positive("map.cell_size_m", map.cell_size_m)?;
             if !map.origin_m.iter().all(|v| v.is_finite()) {
                 return fail("map.origin_m", "coordinates must be finite".into());
@@ -563,6 +612,31 @@ mod tests {
         );
         let message = error_for(|text| text.replace("ticks = 600", "ticks = 0"));
         assert!(message.starts_with("p.toml: key `run.ticks`:"), "{message}");
+    }
+
+    #[test]
+    fn a_map_needs_exactly_one_terrain_and_valid_polygon_settings() {
+        let with_map = |map: &str| error_for(|text| format!("{text}\n[map]\n{map}\n"));
+        let both = with_map("file = \"a.map\"\npolygon = \"b.json\"");
+        assert!(
+            both.starts_with("p.toml: key `map`: give exactly one"),
+            "{both}"
+        );
+        let neither = with_map("cell_size_m = 4.0");
+        assert!(
+            neither.starts_with("p.toml: key `map`: give exactly one"),
+            "{neither}"
+        );
+        let clearance = with_map("polygon = \"b.json\"\nclearance_m = -1.0");
+        assert!(
+            clearance.starts_with("p.toml: key `map.clearance_m`:"),
+            "{clearance}"
+        );
+        let roads = with_map("polygon = \"b.json\"\nroad_cost_factor = 0.0");
+        assert!(
+            roads.starts_with("p.toml: key `map.road_cost_factor`:"),
+            "{roads}"
+        );
     }
 
     #[test]

@@ -6,7 +6,8 @@ use glam::Vec2;
 
 use std::sync::Arc;
 
-use crate::nav::{Cell, Mobility, WorldMap, load_map};
+use crate::nav::polygon::{load_mesh, load_polygon_map};
+use crate::nav::{Cell, GraphConfig, Mobility, PolygonNavigator, WorldMap, load_map};
 use crate::profile::{KindMix, Layout, Profile, ScenarioSection};
 use crate::random::unit_f32;
 use crate::sim::{ConfigError, Sim, SimConfig};
@@ -156,12 +157,40 @@ fn pick_kind(mix: &KindMix, draw: f32) -> VehicleKind {
         .map_or(VehicleKind::Tracked, |&(kind, _)| kind)
 }
 
+/// The visibility graph of the profile's polygon map, if it has one.
+fn polygon_navigator(profile: &Profile) -> Result<Option<Arc<PolygonNavigator>>, ConfigError> {
+    let Some((section, file)) = profile
+        .map
+        .as_ref()
+        .and_then(|section| Some((section, section.polygon.as_ref()?)))
+    else {
+        return Ok(None);
+    };
+    let polygons = if file.extension().is_some_and(|ext| ext == "mesh") {
+        load_mesh(file).map_err(|error| ConfigError::Polygon(error.to_string()))?
+    } else {
+        load_polygon_map(file).map_err(|error| ConfigError::Polygon(error.to_string()))?
+    };
+    let config = GraphConfig {
+        clearance: section.clearance_m,
+        road_cost_factor: section.road_cost_factor,
+    };
+    let nav = PolygonNavigator::build(&polygons, config, 1)
+        .map_err(|error| ConfigError::Polygon(format!("{}: {error}", file.display())))?;
+    Ok(Some(Arc::new(nav)))
+}
+
 /// The `Sim` a profile describes, with its units spawned, on `threads`
 /// threads.
 pub fn build(profile: &Profile, threads: usize) -> Result<Sim, ConfigError> {
-    let map = match &profile.map {
-        Some(section) => {
-            let grid = load_map(&section.file)?;
+    let polygon = polygon_navigator(profile)?;
+    let map = match profile
+        .map
+        .as_ref()
+        .and_then(|section| Some((section, section.file.as_ref()?)))
+    {
+        Some((section, file)) => {
+            let grid = load_map(file)?;
             let origin = Vec2::from(section.origin_m);
             Some(Arc::new(WorldMap::new(
                 &grid,
@@ -187,8 +216,9 @@ pub fn build(profile: &Profile, threads: usize) -> Result<Sim, ConfigError> {
         max_dt: profile.run.max_dt,
         bodies: profile.steering.bodies.clone(),
         map,
+        polygon,
     };
-    let planned = config.map.is_some();
+    let planned = config.map.is_some() || config.polygon.is_some();
     let mut sim = Sim::new(config)?;
     sim.reserve(placement.units.len());
     for spec in &placement.units {

@@ -14,7 +14,8 @@ use thiserror::Error;
 
 use crate::formation;
 use crate::instrument::{Budgets, Counter, Gauges, Instruments, Stage, TimingReport};
-use crate::nav::{PathRequest, PathService, WorldMap};
+use crate::nav::service::Planner;
+use crate::nav::{PathRequest, PathService, PolygonNavigator, WorldMap};
 use crate::separation::{Separation, SeparationInput};
 use crate::spatial::{Bounds, GridError, SpatialHash};
 use crate::steer::dynamics::{self, SPEED_FRACTION_SCALE};
@@ -51,8 +52,12 @@ pub struct SimConfig {
     /// Round bodies moving along ellipses that potential-field units steer
     /// around (planets, patrols).
     pub bodies: Vec<OrbitingBody>,
-    /// The terrain ground units plan on; `None` is an open field.
+    /// The grid terrain ground units plan on (grid A*); `None` is an open
+    /// field unless `polygon` is set.
     pub map: Option<Arc<WorldMap>>,
+    /// A polygon map's visibility graph to plan on instead (Force 21), used
+    /// when `map` is `None`.
+    pub polygon: Option<Arc<PolygonNavigator>>,
 }
 
 impl SimConfig {
@@ -72,6 +77,7 @@ impl SimConfig {
             max_dt: 0.25,
             bodies: Vec::new(),
             map: None,
+            polygon: None,
         }
     }
 }
@@ -110,6 +116,10 @@ pub enum ConfigError {
     /// The map's movement costs are invalid.
     #[error(transparent)]
     Mobility(#[from] crate::nav::MobilityError),
+    /// The polygon map cannot be loaded or its graph built (the message
+    /// names the file and the element).
+    #[error("polygon map: {0}")]
+    Polygon(String),
     /// A scenario's move order was refused.
     #[error("scenario order refused: {0}")]
     Order(#[from] OrderError),
@@ -269,8 +279,9 @@ impl Sim {
         self.spatial.reserve(units);
         let slots = self.vehicles.handle_parts().0.len();
         let threads = self.pool.current_num_threads();
+        let planner = planner(&self.config);
         self.paths
-            .reserve(units, slots.max(units), self.config.map.as_deref(), threads);
+            .reserve(units, slots.max(units), planner, threads);
         self.separation.reserve(units);
         // The widest column is 16 bytes a row.
         self.reorder_scratch
@@ -405,7 +416,7 @@ impl Sim {
             stages.run(Stage::Paths, || {
                 let served = paths.run(
                     vehicles,
-                    config.map.as_deref(),
+                    planner(config),
                     config.max_path_nodes_per_tick,
                     config.max_path_requests_per_tick,
                     *tick,
@@ -528,6 +539,9 @@ impl Sim {
         if let Some(map) = &self.config.map {
             hasher.update(&map.identity().to_le_bytes());
         }
+        if let Some(nav) = &self.config.polygon {
+            hasher.update(&(nav.total_nodes() as u64).to_le_bytes());
+        }
         hasher.digest()
     }
 
@@ -544,12 +558,9 @@ impl Sim {
         self.paths.routes = state.routes;
         let slots = self.vehicles.handle_parts().0.len();
         let threads = self.pool.current_num_threads();
-        self.paths.reserve(
-            self.vehicles.len(),
-            slots,
-            self.config.map.as_deref(),
-            threads,
-        );
+        let planner = planner(&self.config);
+        self.paths
+            .reserve(self.vehicles.len(), slots, planner, threads);
         self.limits = state.limits;
         self.tick = state.tick;
         self.time_s = state.time_s;
@@ -572,6 +583,15 @@ impl Sim {
     #[must_use]
     pub fn stage_budget(&self, stage: Stage) -> Duration {
         self.config.budgets.stage(stage)
+    }
+}
+
+/// What the `paths` stage plans on under `config`.
+fn planner(config: &SimConfig) -> Planner<'_> {
+    match (&config.map, &config.polygon) {
+        (Some(map), _) => Planner::Grid(map),
+        (None, Some(nav)) => Planner::Polygon(nav),
+        (None, None) => Planner::OpenField,
     }
 }
 

@@ -227,3 +227,107 @@ fn planned_runs_are_identical_on_one_and_two_threads() {
     };
     assert_eq!(checksums(1), checksums(2));
 }
+
+/// The river-crossing polygon map: a river from the south edge to y = 850
+/// with one bridge at y = 200, two buildings west of it.
+fn river() -> (
+    convoy::nav::polygon::PolygonMap,
+    Arc<convoy::nav::PolygonNavigator>,
+) {
+    let file = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../profiles/maps/river_crossing.json"
+    );
+    let map = convoy::nav::polygon::load_polygon_map(file).expect("the example map loads");
+    let config = convoy::nav::GraphConfig {
+        clearance: 4.0,
+        road_cost_factor: 0.5,
+    };
+    let nav = convoy::nav::PolygonNavigator::build(&map, config, 1).expect("the graph builds");
+    (map, Arc::new(nav))
+}
+
+fn river_sim(nav: &Arc<convoy::nav::PolygonNavigator>, threads: usize) -> (Sim, Vec<UnitId>) {
+    let mut config = SimConfig::new(convoy::Bounds::new(Vec2::splat(-50.0), Vec2::splat(1050.0)));
+    config.threads = threads;
+    config.polygon = Some(Arc::clone(nav));
+    config.separation_iterations = 0;
+    let mut sim = Sim::new(config).expect("valid config");
+    let units = (0..4)
+        .map(|lane| {
+            let start = Vec2::new(120.0, 550.0 + 40.0 * lane as f32);
+            let unit = tank(&mut sim, start, start);
+            sim.order_move(unit, Vec2::new(850.0, 300.0 + 40.0 * lane as f32))
+                .expect("finite goal");
+            unit
+        })
+        .collect();
+    (sim, units)
+}
+
+#[test]
+fn on_a_polygon_map_units_cross_the_river_without_entering_it() {
+    let (map, nav) = river();
+    let (mut sim, units) = river_sim(&nav, 2);
+    // The bridge crosses the river: on its deck a unit is over the river's
+    // polygon, legitimately.
+    let bridge = &map.bridges[0];
+    let on_bridge = |position: Vec2| {
+        let (a, b) = (bridge.ends[0].as_vec2(), bridge.ends[1].as_vec2());
+        let along = ((position - a).dot(b - a) / (b - a).length_squared()).clamp(0.0, 1.0);
+        position.distance(a + (b - a) * along) < 10.0
+    };
+    let inside_an_obstacle = |position: Vec2| {
+        !on_bridge(position)
+            && map
+                .obstacles
+                .iter()
+                .any(|ring| convoy::nav::polygon::point_in_ring(position.as_dvec2(), ring))
+    };
+    let mut crossed_on_bridge = false;
+    let mut arrived = false;
+    for tick in 0..12_000 {
+        sim.step(DT);
+        let columns = sim.vehicles().columns();
+        for (row, &position) in columns.position().iter().enumerate() {
+            crossed_on_bridge |= on_bridge(position);
+            assert!(
+                !inside_an_obstacle(position),
+                "row {row} is inside an obstacle at {position} (tick {tick})"
+            );
+        }
+        arrived = columns
+            .position()
+            .iter()
+            .zip(columns.goal())
+            .all(|(position, goal)| position.distance(*goal) <= ARRIVE_RADIUS);
+        if arrived {
+            break;
+        }
+    }
+    assert!(arrived, "not every unit crossed the river");
+    assert!(crossed_on_bridge, "nobody used the bridge");
+    // Every unit was given a route by the visibility graph.
+    let (stages, _) = sim.report();
+    let paths = stages
+        .iter()
+        .find(|stage| stage.name == "paths")
+        .expect("a paths stage");
+    assert!(paths.counters["served"] >= units.len() as f64);
+    assert_eq!(paths.counters["unreachable"], 0.0);
+}
+
+#[test]
+fn polygon_planned_runs_are_identical_on_one_and_two_threads() {
+    let (_, nav) = river();
+    let checksums = |threads: usize| {
+        let (mut sim, _) = river_sim(&nav, threads);
+        (0..400)
+            .map(|_| {
+                sim.step(DT);
+                sim.checksum()
+            })
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(checksums(1), checksums(2));
+}

@@ -25,7 +25,8 @@ use glam::Vec2;
 
 use super::batch::{BatchPlanner, GridAnswer, GridQuery};
 use super::queue::{PathQueue, PathRequest};
-use super::world::{Routes, WorldMap};
+use super::visgraph::{FactionId, PolygonNavigator, VisSearch};
+use super::world::{ROUTE_POINTS, Routes, WorldMap};
 use crate::parallel::for_each_chunk3;
 use crate::steer::ARRIVE_RADIUS;
 use crate::vehicles::{NONE, VehicleKind, Vehicles};
@@ -55,6 +56,19 @@ pub struct ServeStats {
     pub requested: usize,
 }
 
+/// What the stage plans on.
+#[derive(Clone, Copy, Debug)]
+pub enum Planner<'a> {
+    /// The open field: a request sets the goal, the straight line is the
+    /// route.
+    OpenField,
+    /// Grid A* on a map placed in the world.
+    Grid(&'a WorldMap),
+    /// The Force 21 visibility graph over a polygon map (faction 0's view
+    /// of its bridges).
+    Polygon(&'a PolygonNavigator),
+}
+
 /// The `paths` stage's state and working memory; reuse it every tick.
 #[derive(Debug, Default)]
 pub struct PathService {
@@ -66,21 +80,32 @@ pub struct PathService {
     answers: Vec<GridAnswer>,
     corners: Vec<Vec2>,
     flags: Vec<u8>,
+    vis_search: Option<VisSearch>,
+    waypoints: Vec<Vec2>,
 }
 
 impl PathService {
     /// Sizes every buffer for `units` units and `slots` handle slots, and
-    /// the search contexts of a `threads`-worker pool for `map`.
-    pub fn reserve(&mut self, units: usize, slots: usize, map: Option<&WorldMap>, threads: usize) {
-        if let Some(map) = map {
-            self.planner.reserve(map.grid(), threads);
+    /// the search contexts of `planner` (a `threads`-worker pool's).
+    pub fn reserve(&mut self, units: usize, slots: usize, planner: Planner<'_>, threads: usize) {
+        match planner {
+            Planner::Grid(map) => self.planner.reserve(map.grid(), threads),
+            Planner::Polygon(nav) => {
+                if self.vis_search.is_none() {
+                    self.vis_search = Some(VisSearch::new(nav));
+                }
+                let waypoints = nav.total_nodes() + 2;
+                self.waypoints
+                    .reserve(waypoints.saturating_sub(self.waypoints.len()));
+            }
+            Planner::OpenField => {}
         }
         self.queue.reserve(units);
         self.routes.reserve_slots(slots.max(units));
         self.batch.reserve(BATCH);
         self.queries.reserve(BATCH);
         self.answers.reserve(BATCH);
-        self.corners.reserve(super::world::ROUTE_POINTS);
+        self.corners.reserve(ROUTE_POINTS);
         self.flags.reserve(units.saturating_sub(self.flags.len()));
     }
 
@@ -105,13 +130,17 @@ impl PathService {
     pub fn run(
         &mut self,
         vehicles: &mut Vehicles,
-        map: Option<&WorldMap>,
+        planner: Planner<'_>,
         node_budget: u64,
         max_requests: usize,
         tick: u64,
     ) -> ServeStats {
-        let mut stats = self.serve(vehicles, map, node_budget, max_requests);
-        self.follow(vehicles, map, tick);
+        let mut stats = self.serve(vehicles, planner, node_budget, max_requests);
+        let grid = match planner {
+            Planner::Grid(map) => Some(map),
+            Planner::OpenField | Planner::Polygon(_) => None,
+        };
+        self.follow(vehicles, grid, tick);
         stats.requested = self.queue_flagged(vehicles);
         stats.waiting = self.queue.len();
         stats
@@ -122,7 +151,7 @@ impl PathService {
     fn serve(
         &mut self,
         vehicles: &mut Vehicles,
-        map: Option<&WorldMap>,
+        planner: Planner<'_>,
         node_budget: u64,
         max_requests: usize,
     ) -> ServeStats {
@@ -137,9 +166,10 @@ impl PathService {
             self.batch.clear();
             self.batch
                 .extend((0..take).filter_map(|_| self.queue.pop()));
-            match map {
-                Some(map) => self.plan_batch(vehicles, map, &mut stats),
-                None => self.set_goals(vehicles, &mut stats),
+            match planner {
+                Planner::Grid(map) => self.plan_batch(vehicles, map, &mut stats),
+                Planner::Polygon(nav) => self.plan_polygon(vehicles, nav, &mut stats),
+                Planner::OpenField => self.set_goals(vehicles, &mut stats),
             }
         }
         stats
@@ -203,6 +233,59 @@ impl PathService {
             self.routes.store(slot, &self.corners);
             let columns = vehicles.columns_mut();
             columns.route_len[row] = self.corners.len() as u32;
+            columns.route_next[row] = 0;
+            columns.route_pending[row] = 0;
+        }
+    }
+
+    /// Plans the batch over the visibility graph, one request after the
+    /// other (a graph query is short; the order is the queue's).
+    fn plan_polygon(
+        &mut self,
+        vehicles: &mut Vehicles,
+        nav: &PolygonNavigator,
+        stats: &mut ServeStats,
+    ) {
+        let search = self.vis_search.get_or_insert_with(|| VisSearch::new(nav));
+        for request in &self.batch {
+            let Some(row) = vehicles.row_of(request.unit) else {
+                stats.dropped += 1;
+                continue;
+            };
+            let start = vehicles.columns().position()[row];
+            let answer = nav.find_path(
+                start,
+                request.goal,
+                FactionId(0),
+                search,
+                &mut self.waypoints,
+            );
+            stats.served += 1;
+            vehicles
+                .set_goal(request.unit, request.goal)
+                .expect("row_of found it");
+            let Ok(cost) = answer else {
+                stats.unreachable += 1;
+                clear_route(vehicles, request);
+                continue;
+            };
+            stats.expanded += u64::from(cost.expanded);
+            // The waypoints start at the unit (or the free point nearest
+            // it); a route is what comes after, cut at ROUTE_POINTS.
+            let route = &self.waypoints[1.min(self.waypoints.len())..];
+            let cut = route.len() > ROUTE_POINTS;
+            let route = &route[..route.len().min(ROUTE_POINTS)];
+            if let (false, Some(&end)) = (cut, route.last()) {
+                // A goal inside an obstacle was moved to the nearest free
+                // point: that is where the unit goes.
+                vehicles
+                    .set_goal(request.unit, end)
+                    .expect("row_of found it");
+            }
+            let slot = vehicles.columns().handle_slot()[row];
+            self.routes.store(slot, route);
+            let columns = vehicles.columns_mut();
+            columns.route_len[row] = route.len() as u32;
             columns.route_next[row] = 0;
             columns.route_pending[row] = 0;
         }
