@@ -1,8 +1,11 @@
 //! What a picture is drawn from: a simulation between ticks (its columns,
-//! read in place), a grid map with one path query, or both.
+//! read in place), a grid map with one path query, a polygon map with its
+//! visibility graph and one path query, or a simulation and a grid map.
 
 use convoy::Sim;
-use convoy::glam::Vec2;
+use convoy::glam::{DVec2, Vec2};
+use convoy::nav::polygon::PolygonMap;
+use convoy::nav::visgraph::{PathCost, PolygonNavigator};
 use convoy::nav::{Cell, GridMap, Quadtree};
 
 /// The data the layers read; a layer whose part is absent draws nothing.
@@ -16,6 +19,34 @@ pub struct Scene<'a> {
     pub steered_from: Option<Vec<Vec2>>,
     /// A map and maybe a path query on it.
     pub map: Option<MapScene>,
+    /// A polygon map, its planner and maybe a path query on it.
+    pub polygon: Option<PolygonScene>,
+}
+
+/// A polygon map (JSON or Polyanya `.mesh`) as one clearance sees it.
+#[derive(Debug)]
+pub struct PolygonScene {
+    /// The map, as loaded.
+    pub map: PolygonMap,
+    /// Its visibility graph (built with the scene's clearance) and bridges;
+    /// the graph's boundary is the inflated free space.
+    pub nav: PolygonNavigator,
+    /// One answered query.
+    pub query: Option<PolygonQuery>,
+}
+
+/// One visibility-graph path, as faction 0 plans it.
+#[derive(Debug)]
+pub struct PolygonQuery {
+    /// The start asked for.
+    pub start: DVec2,
+    /// The goal asked for.
+    pub goal: DVec2,
+    /// The waypoints, start and goal included (moved out of obstacles if
+    /// they were in one).
+    pub waypoints: Vec<Vec2>,
+    /// Its cost, length and expanded-node count.
+    pub cost: PathCost,
 }
 
 /// A grid map as one mobility sees it.
