@@ -16,9 +16,9 @@ use std::process::{Command, Output};
 use convoy::Profile;
 use convoy::glam::{DVec2, Vec2};
 use convoy::nav::movingai::load_map;
-use convoy::nav::polygon::{PolygonMap, load_mesh, load_polygon_map};
+use convoy::nav::polygon::{PolygonMap, load_mesh, load_polygon_map, trace_grid};
 use convoy::nav::quadtree::Quadtree;
-use convoy::nav::visgraph::{FactionId, GraphConfig, PolygonNavigator, VisSearch};
+use convoy::nav::visgraph::{FactionId, GraphConfig, PolygonNavigator, VisGraph, VisSearch};
 use convoy::nav::{Cell, CostGrid, GridPlanner, Mobility};
 
 /// Pixels two coordinates may differ by and still match.
@@ -508,8 +508,8 @@ fn bad_render_input_is_refused_with_one_line_naming_it() {
             &["river_crossing.json", "clearance", "-1"],
         ),
         (
-            &[map, "--backend", "visgraph"],
-            &["--backend visgraph", ".json"],
+            &[map, "--backend", "visgraph", "--path", "4", "2", "14", "1"],
+            &["--path", "start (4, 2) is impassable"],
         ),
         (&[map, "--clearance", "2"], &["--clearance", "polygon maps"]),
         (
@@ -907,5 +907,64 @@ fn a_polyanya_mesh_is_drawn_with_y_down_its_rows() {
     assert!(
         elements_of_class(&doc, "path").is_empty(),
         "no path without --path"
+    );
+}
+
+#[test]
+fn a_visgraph_path_on_a_grid_map_is_the_traced_navigators() {
+    let svg = render(
+        "walls-visgraph.svg",
+        &[
+            visual("walls.map").to_str().unwrap(),
+            "--path",
+            "1",
+            "10",
+            "14",
+            "1",
+            "--backend",
+            "visgraph",
+            "--width",
+            "480",
+        ],
+    );
+    let doc = roxmltree::Document::parse(&svg).unwrap();
+    let scale = 480.0 / 16.0;
+    // The oracle: the traced grid's navigator, as `convoy-bench scen` builds it.
+    let map = load_map(visual("walls.map")).unwrap();
+    let grid = CostGrid::new(&map, Mobility::GROUND).unwrap();
+    let graph = VisGraph::build_on(trace_grid(&grid), &[], &[], GraphConfig::default());
+    let nav = PolygonNavigator::from_graph(graph, 1);
+    let mut search = VisSearch::new(&nav);
+    let mut waypoints = Vec::new();
+    nav.find_path(
+        Vec2::new(1.5, 10.5),
+        Vec2::new(14.5, 1.5),
+        FactionId(0),
+        &mut search,
+        &mut waypoints,
+    )
+    .unwrap();
+    let to_px = |p: Vec2| {
+        [
+            MARGIN_PX + f64::from(p.x) * scale,
+            MARGIN_PX + f64::from(p.y) * scale,
+        ]
+    };
+    let expected: Vec<[f64; 2]> = waypoints.iter().map(|&p| to_px(p)).collect();
+    let path = &elements_of_class(&doc, "path")[0];
+    assert_points(path.attribute("points").unwrap(), &expected, "path");
+    assert!(waypoints.len() > 2, "the query bends round the walls");
+    let edges = &elements_of_class(&doc, "visgraph")[0];
+    assert_eq!(
+        edges.attribute("d").unwrap().matches('M').count(),
+        nav.graph().edge_count()
+    );
+    assert_eq!(
+        elements_of_class(&doc, "free-space").len(),
+        nav.graph().boundary().space().contours.len()
+    );
+    assert!(
+        elements_of_class(&doc, "explored").is_empty(),
+        "the navigator does not list the nodes it reached"
     );
 }

@@ -8,6 +8,7 @@
 //! recording carries ([`REPLAY_LAYERS`]), under the same names.
 
 use convoy::glam::{DVec2, Vec2};
+use convoy::nav::visgraph::PolygonNavigator;
 use convoy::nav::{Cell, Terrain};
 use convoy::steer::STUCK_AFTER_S;
 use convoy::steer::seek::drive_to_velocity;
@@ -353,7 +354,7 @@ fn quadtree(scene: &Scene<'_>, svg: &mut Svg) -> Option<()> {
 fn explored(scene: &Scene<'_>, svg: &mut Svg) -> Option<()> {
     let map = scene.map.as_ref()?;
     let query = map.query.as_ref()?;
-    let count = match &query.explored {
+    let count = match query.explored.as_ref()? {
         Explored::Cells(cells) => {
             for &Cell { x, y } in cells {
                 svg.rect("explored", [f64::from(x), f64::from(y)], [1.0, 1.0]);
@@ -393,6 +394,16 @@ fn ring(svg: &mut Svg, class: &str, points: &[DVec2]) {
         "polygon",
         &[("class", class.to_owned()), ("points", svg.points(points))],
     );
+}
+
+/// The visibility-graph navigator: a polygon map's, or a grid map's traced
+/// one.
+fn navigator<'a>(scene: &'a Scene<'_>) -> Option<&'a PolygonNavigator> {
+    match (&scene.polygon, &scene.map) {
+        (Some(polygon), _) => Some(&polygon.nav),
+        (None, Some(map)) => map.nav.as_ref(),
+        (None, None) => None,
+    }
 }
 
 /// A polygon map's containers: the land that can be driven on.
@@ -458,7 +469,7 @@ fn obstacles(scene: &Scene<'_>, svg: &mut Svg) -> Option<()> {
 /// visibility graph's boundary (containers shrunk, obstacles grown, unioned
 /// and clipped), the lines a vehicle's centre may not cross.
 fn inflated(scene: &Scene<'_>, svg: &mut Svg) -> Option<()> {
-    let graph = scene.polygon.as_ref()?.nav.graph();
+    let graph = navigator(scene)?.graph();
     let space = graph.boundary().space();
     for &[first, count] in &space.contours {
         let range = first as usize..(first + count) as usize;
@@ -535,7 +546,7 @@ fn bridges(scene: &Scene<'_>, svg: &mut Svg) -> Option<()> {
 /// swamp and road vertices; the bridges' edges are the navigator's, not
 /// the graph's, and are left out.
 fn visgraph(scene: &Scene<'_>, svg: &mut Svg) -> Option<()> {
-    let graph = scene.polygon.as_ref()?.nav.graph();
+    let graph = navigator(scene)?.graph();
     let positions = graph.positions();
     let edges = (0..positions.len() as u32).flat_map(|i| {
         graph
@@ -567,7 +578,7 @@ fn path(scene: &Scene<'_>, svg: &mut Svg) -> Option<()> {
     }
     let query = scene.map.as_ref()?.query.as_ref()?;
     let centre = |cell: Cell| [f64::from(cell.x) + 0.5, f64::from(cell.y) + 0.5];
-    svg.polyline("path", query.points.iter().map(|&cell| centre(cell)));
+    svg.polyline("path", query.points.iter().copied());
     let radius = (svg.view().scale() * 0.35).clamp(3.0, 8.0);
     svg.circle("start", centre(query.start), radius);
     svg.circle("goal", centre(query.goal), radius);

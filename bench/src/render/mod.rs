@@ -19,9 +19,10 @@ use clap::Args;
 use convoy::Profile;
 use convoy::glam::{DVec2, Vec2};
 use convoy::nav::movingai::load_map;
+use convoy::nav::polygon::trace_grid;
 use convoy::nav::polygon::{PolygonMap, load_mesh, load_polygon_map};
 use convoy::nav::quadtree::{QuadPlanner, Quadtree};
-use convoy::nav::visgraph::{FactionId, GraphConfig, PolygonNavigator, VisSearch};
+use convoy::nav::visgraph::{FactionId, GraphConfig, PolygonNavigator, VisGraph, VisSearch};
 use convoy::nav::{Cell, CostGrid, GridPlanner, Mobility};
 
 use self::layers::{LAYERS, Layer};
@@ -263,12 +264,6 @@ fn render_map(args: &RenderArgs, selected: &[&Layer]) -> Result<String, CliError
         ));
     }
     let backend = args.backend.unwrap_or(Backend::Grid);
-    if backend == Backend::Visgraph {
-        return Err(CliError::Setup(
-            "--backend visgraph: draws polygon maps (`.json`, `.mesh`); a `.map` is drawn with grid or quadtree"
-                .to_owned(),
-        ));
-    }
     let path = args.input.as_deref().unwrap_or(Path::new(""));
     // The loader's errors name the file and line.
     let map = load_map(path).map_err(|error| CliError::Setup(error.to_string()))?;
@@ -281,11 +276,20 @@ fn render_map(args: &RenderArgs, selected: &[&Layer]) -> Result<String, CliError
         .then(|| Quadtree::new(&grid))
         .transpose()
         .map_err(|error| CliError::Setup(error.to_string()))?;
+    // As `convoy-bench scen` does: the passable cells traced to polygons
+    // (cell (x, y) covers [x, x+1] × [y, y+1]), no swamp costs.
+    let nav = (backend == Backend::Visgraph).then(|| {
+        let graph = VisGraph::build_on(trace_grid(&grid), &[], &[], GraphConfig::default());
+        PolygonNavigator::from_graph(graph, 1)
+    });
     let query = match args.path.as_deref() {
         Some(&[sx, sy, gx, gy]) => {
             let (start, goal) = (cell(sx, sy)?, cell(gx, gy)?);
-            let tree = tree.as_ref().filter(|_| backend == Backend::Quadtree);
-            Some(plan(&grid, tree, start, goal)?)
+            Some(match (backend, &nav) {
+                (Backend::Visgraph, Some(nav)) => plan_traced(&grid, nav, start, goal)?,
+                (Backend::Quadtree, _) => plan(&grid, tree.as_ref(), start, goal)?,
+                _ => plan(&grid, None, start, goal)?,
+            })
         }
         _ => None,
     };
@@ -308,7 +312,12 @@ fn render_map(args: &RenderArgs, selected: &[&Layer]) -> Result<String, CliError
         /* y_up= */ false,
     )?;
     let scene = Scene {
-        map: Some(MapScene { map, tree, query }),
+        map: Some(MapScene {
+            map,
+            tree,
+            nav,
+            query,
+        }),
         ..Scene::default()
     };
     draw(&scene, view, selected, &title, "cells")
@@ -460,9 +469,9 @@ fn plan(
             Ok(Query {
                 start,
                 goal,
-                points: path.points,
+                points: path.points.into_iter().map(centre).collect(),
                 length: path.length,
-                explored: Explored::Leaves(planner.reached_leaves().collect()),
+                explored: Some(Explored::Leaves(planner.reached_leaves().collect())),
             })
         }
         None => {
@@ -471,10 +480,53 @@ fn plan(
             Ok(Query {
                 start,
                 goal,
-                points: path.cells,
+                points: path.cells.into_iter().map(centre).collect(),
                 length: path.length,
-                explored: Explored::Cells(planner.reached_cells(grid).collect()),
+                explored: Some(Explored::Cells(planner.reached_cells(grid).collect())),
             })
         }
     }
+}
+
+/// A cell's centre, in cells.
+fn centre(cell: Cell) -> [f64; 2] {
+    [f64::from(cell.x) + 0.5, f64::from(cell.y) + 0.5]
+}
+
+/// The visibility-graph path between two cells' centres over the traced
+/// grid; the cells must be on the map and passable (the navigator would
+/// move a point out of a blocked cell instead).
+fn plan_traced(
+    grid: &CostGrid,
+    nav: &PolygonNavigator,
+    start: Cell,
+    goal: Cell,
+) -> Result<Query, CliError> {
+    for (which, cell) in [("start", start), ("goal", goal)] {
+        let problem = if !grid.contains(cell) {
+            "is outside the map"
+        } else if !grid.passable(cell) {
+            "is impassable"
+        } else {
+            continue;
+        };
+        return Err(CliError::Setup(format!(
+            "--path: {which} ({}, {}) {problem}",
+            cell.x, cell.y
+        )));
+    }
+    let [sx, sy] = centre(start);
+    let [gx, gy] = centre(goal);
+    let found = plan_polygon(nav, DVec2::new(sx, sy), DVec2::new(gx, gy))?;
+    Ok(Query {
+        start,
+        goal,
+        points: found
+            .waypoints
+            .iter()
+            .map(|p| [f64::from(p.x), f64::from(p.y)])
+            .collect(),
+        length: found.cost.length,
+        explored: None,
+    })
 }

@@ -56,6 +56,9 @@ pub struct MapScene {
     pub map: GridMap,
     /// The quadtree, when the quadtree backend or layer needs it.
     pub tree: Option<Quadtree>,
+    /// The visibility graph over the passable cells traced to polygons,
+    /// for the visgraph backend.
+    pub nav: Option<PolygonNavigator>,
     /// One answered query.
     pub query: Option<Query>,
 }
@@ -67,12 +70,13 @@ pub struct Query {
     pub start: Cell,
     /// Goal cell.
     pub goal: Cell,
-    /// The path's cells (grid: every cell; quadtree: the corners).
-    pub points: Vec<Cell>,
+    /// The path, in cells (grid: every cell's centre; quadtree: the
+    /// corners' centres; visgraph: the waypoints).
+    pub points: Vec<[f64; 2]>,
     /// Its geometric length, in cells.
     pub length: f64,
-    /// What the search reached.
-    pub explored: Explored,
+    /// What the search reached, when the planner tells.
+    pub explored: Option<Explored>,
 }
 
 /// What a search reached, in its own units.
