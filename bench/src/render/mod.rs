@@ -19,8 +19,7 @@ use clap::Args;
 use convoy::Profile;
 use convoy::glam::{DVec2, Vec2};
 use convoy::nav::movingai::load_map;
-use convoy::nav::polygon::trace_grid;
-use convoy::nav::polygon::{PolygonMap, load_mesh, load_polygon_map};
+use convoy::nav::polygon::{PolygonMap, load_mesh, load_polygon_map, trace_grid};
 use convoy::nav::quadtree::{QuadPlanner, Quadtree};
 use convoy::nav::visgraph::{FactionId, GraphConfig, PolygonNavigator, VisGraph, VisSearch};
 use convoy::nav::{Cell, CostGrid, GridPlanner, Mobility};
@@ -54,8 +53,8 @@ pub struct RenderArgs {
     /// `.map`, the nodes the search reached).
     #[arg(long, num_args = 4, value_names = ["SX", "SY", "GX", "GY"], allow_negative_numbers = true)]
     path: Option<Vec<f64>>,
-    /// Maps: the planner for `--path` (`.map`: grid, the default, or
-    /// quadtree; polygon maps: visgraph, the only one).
+    /// Maps: the planner for `--path` (`.map`: grid, the default, quadtree,
+    /// or visgraph over the traced cells; polygon maps: visgraph only).
     #[arg(long, value_enum)]
     backend: Option<Backend>,
     /// Polygon maps: the vehicle's clearance radius, in the map's units
@@ -70,7 +69,8 @@ pub struct RenderArgs {
     #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = clap::value_parser!(i64).range(1..=1024))]
     threads: Option<i64>,
     /// Draw only the world window XMIN..XMAX × YMIN..YMAX (metres for
-    /// profiles, cells for maps) instead of the whole world.
+    /// profiles, cells for `.map` files, the map's units for polygon maps)
+    /// instead of the whole world.
     #[arg(long, num_args = 4, value_names = ["XMIN", "YMIN", "XMAX", "YMAX"], allow_negative_numbers = true)]
     view: Option<Vec<f64>>,
     /// Width of the scene in pixels.
@@ -285,10 +285,12 @@ fn render_map(args: &RenderArgs, selected: &[&Layer]) -> Result<String, CliError
     let query = match args.path.as_deref() {
         Some(&[sx, sy, gx, gy]) => {
             let (start, goal) = (cell(sx, sy)?, cell(gx, gy)?);
-            Some(match (backend, &nav) {
-                (Backend::Visgraph, Some(nav)) => plan_traced(&grid, nav, start, goal)?,
-                (Backend::Quadtree, _) => plan(&grid, tree.as_ref(), start, goal)?,
-                _ => plan(&grid, None, start, goal)?,
+            Some(match &nav {
+                Some(nav) => plan_traced(&grid, nav, start, goal)?,
+                None => {
+                    let tree = tree.as_ref().filter(|_| backend == Backend::Quadtree);
+                    plan(&grid, tree, start, goal)?
+                }
             })
         }
         _ => None,
