@@ -14,9 +14,11 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use convoy::Profile;
-use convoy::glam::Vec2;
+use convoy::glam::{DVec2, Vec2};
 use convoy::nav::movingai::load_map;
+use convoy::nav::polygon::{PolygonMap, load_mesh, load_polygon_map, trace_grid};
 use convoy::nav::quadtree::Quadtree;
+use convoy::nav::visgraph::{FactionId, GraphConfig, PolygonNavigator, VisGraph, VisSearch};
 use convoy::nav::{Cell, CostGrid, GridPlanner, Mobility};
 
 /// Pixels two coordinates may differ by and still match.
@@ -441,15 +443,15 @@ fn an_unknown_layer_is_refused_with_the_valid_names() {
     let output = convoy_bench(&[
         "render",
         "--layers",
-        "units,obstacles",
+        "units,forests",
         "--out",
         out.to_str().unwrap(),
     ]);
     assert_refused(
         &output,
         &[
-            "`obstacles`",
-            "terrain, quadtree, explored, spatial-grid, routes, drive-to, shields, units, avoidance, stuck, path",
+            "`forests`",
+            "terrain, quadtree, containers, swamps, obstacles, inflated, roads, bridges, visgraph, explored, spatial-grid, routes, drive-to, shields, units, avoidance, stuck, path",
         ],
     );
     assert!(!out.exists());
@@ -465,7 +467,10 @@ fn bad_render_input_is_refused_with_one_line_naming_it() {
     let tiny = tiny.to_str().unwrap();
     let missing = temp_path("missing.map");
     let missing = missing.to_str().unwrap();
-    let cases: [(&[&str], &[&str]); 9] = [
+    let broken = temp_path("broken.json");
+    std::fs::write(&broken, "{\n  \"containers\": [[[0, 0], [10, 0]\n").unwrap();
+    let broken = broken.to_str().unwrap();
+    let cases: [(&[&str], &[&str]); 15] = [
         (
             &[tiny, "--view", "5", "0", "-5", "10"],
             &["--view", "XMIN < XMAX"],
@@ -484,8 +489,29 @@ fn bad_render_input_is_refused_with_one_line_naming_it() {
         ),
         (&[map, "--tick", "5"], &["--tick", "profiles"]),
         (&[tiny, "--path", "1", "1", "2", "2"], &["--path", ".map"]),
+        (
+            &[map, "--path", "1.5", "10", "14", "1"],
+            &["--path", "whole coordinates", "(1.5, 10)"],
+        ),
         (&[missing], &["missing.map"]),
-        (&["plan.json"], &[".json", "not supported yet"]),
+        (&[broken], &["broken.json:"]),
+        (
+            &[RIVER_CROSSING, "--backend", "quadtree"],
+            &["--backend quadtree", "visgraph"],
+        ),
+        (
+            &[RIVER_CROSSING, "--path", "100", "500", "inf", "500"],
+            &["--path", "goal is not a finite point"],
+        ),
+        (
+            &[RIVER_CROSSING, "--clearance", "-1"],
+            &["river_crossing.json", "clearance", "-1"],
+        ),
+        (
+            &[map, "--backend", "visgraph", "--path", "4", "2", "14", "1"],
+            &["--path", "start (4, 2) is impassable"],
+        ),
+        (&[map, "--clearance", "2"], &["--clearance", "polygon maps"]),
         (
             &[tiny, "--layers", "terrain,path"],
             &["nothing to draw", "terrain, path"],
@@ -710,4 +736,235 @@ fn no_avoidance_is_drawn_before_the_first_tick() {
         out.to_str().unwrap(),
     ]);
     assert_refused(&output, &["nothing to draw", "avoidance"]);
+}
+
+/// The polygon map example, relative to the package.
+const RIVER_CROSSING: &str = "../profiles/maps/river_crossing.json";
+/// The river crossing's query and clearance in the tests and the README.
+const RIVER_QUERY: [f64; 4] = [100.0, 500.0, 900.0, 500.0];
+const RIVER_CLEARANCE: f64 = 10.0;
+/// Pixels across the river crossing's pictures.
+const RIVER_WIDTH_PX: f64 = 500.0;
+
+/// World to pixels for a polygon map drawn whole: the box around its
+/// containers and obstacles, `width_px` across, y up (JSON) or down (mesh).
+fn polygon_to_px(map: &PolygonMap, width_px: f64, y_up: bool) -> impl Fn(DVec2) -> [f64; 2] {
+    let all: Vec<DVec2> = map
+        .containers
+        .iter()
+        .chain(&map.obstacles)
+        .flatten()
+        .copied()
+        .collect();
+    let lo = all.iter().fold(DVec2::INFINITY, |lo, &p| lo.min(p));
+    let hi = all.iter().fold(DVec2::NEG_INFINITY, |hi, &p| hi.max(p));
+    let scale = width_px / (hi.x - lo.x);
+    move |p: DVec2| {
+        let y = if y_up { hi.y - p.y } else { p.y - lo.y };
+        [MARGIN_PX + (p.x - lo.x) * scale, MARGIN_PX + y * scale]
+    }
+}
+
+/// Asserts a `points` attribute holds exactly `expected`, in order.
+fn assert_points(value: &str, expected: &[[f64; 2]], what: &str) {
+    let points = numbers(value);
+    assert_eq!(points.len(), 2 * expected.len(), "{what}: {value}");
+    for (pair, expected) in points.chunks(2).zip(expected) {
+        assert_near(pair, *expected, what);
+    }
+}
+
+#[test]
+fn a_polygon_map_draws_what_the_kernel_loads_builds_and_plans() {
+    let [sx, sy, gx, gy] = RIVER_QUERY.map(|v| v.to_string());
+    let clearance = RIVER_CLEARANCE.to_string();
+    let width = RIVER_WIDTH_PX.to_string();
+    let svg = render(
+        "river-crossing.svg",
+        &[
+            RIVER_CROSSING,
+            "--path",
+            &sx,
+            &sy,
+            &gx,
+            &gy,
+            "--clearance",
+            &clearance,
+            "--width",
+            &width,
+        ],
+    );
+    check_against_stored(&svg, "river-crossing.svg");
+    let doc = roxmltree::Document::parse(&svg).unwrap();
+
+    // The oracle: the kernel's loader, navigator and query.
+    let map = load_polygon_map(RIVER_CROSSING).unwrap();
+    let config = GraphConfig {
+        clearance: RIVER_CLEARANCE,
+        ..GraphConfig::default()
+    };
+    let nav = PolygonNavigator::build(&map, config, 1).unwrap();
+    let to_px = polygon_to_px(&map, RIVER_WIDTH_PX, true);
+    let rings = |rings: &[Vec<DVec2>], class: &str| {
+        let drawn = elements_of_class(&doc, class);
+        assert_eq!(drawn.len(), rings.len(), "{class}");
+        for (element, ring) in drawn.iter().zip(rings) {
+            let expected: Vec<[f64; 2]> = ring.iter().map(|&p| to_px(p)).collect();
+            assert_points(element.attribute("points").unwrap(), &expected, class);
+        }
+    };
+    // The loader keeps rings closed by dropping the repeated last point.
+    rings(&map.containers, "container");
+    rings(&map.obstacles, "obstacle");
+    let swamps: Vec<Vec<DVec2>> = map.swamps.iter().map(|s| s.ring.clone()).collect();
+    rings(&swamps, "swamp");
+    rings(&map.roads, "road");
+    let space = nav.graph().boundary().space();
+    let contours: Vec<Vec<DVec2>> = space
+        .contours
+        .iter()
+        .map(|&[first, count]| space.points[first as usize..(first + count) as usize].to_vec())
+        .collect();
+    rings(&contours, "free-space");
+
+    let decks = elements_of_class(&doc, "bridge");
+    assert_eq!(decks.len(), map.bridges.len());
+    let labels = elements_of_class(&doc, "bridge-label");
+    for ((deck, label), bridge) in decks.iter().zip(&labels).zip(&map.bridges) {
+        let expected = [bridge.ends[0], bridge.middle, bridge.ends[1]].map(&to_px);
+        assert_points(deck.attribute("points").unwrap(), &expected, "bridge");
+        assert_eq!(
+            label.text(),
+            Some(format!("bridge {} (standing)", bridge.id).as_str())
+        );
+    }
+
+    // Every graph edge once, between two graph nodes.
+    let edges = &elements_of_class(&doc, "visgraph")[0];
+    let d = edges.attribute("d").unwrap();
+    assert_eq!(d.matches('M').count(), nav.graph().edge_count());
+    let nodes: Vec<[f64; 2]> = nav.graph().positions().iter().map(|&p| to_px(p)).collect();
+    for end in numbers(d).chunks(2) {
+        assert!(
+            nodes
+                .iter()
+                .any(|n| (n[0] - end[0]).abs() <= 0.01 && (n[1] - end[1]).abs() <= 0.01),
+            "edge end {end:?} is no node"
+        );
+    }
+
+    let mut search = VisSearch::new(&nav);
+    let mut waypoints = Vec::new();
+    let [sx, sy, gx, gy] = RIVER_QUERY.map(|v| v as f32);
+    nav.find_path(
+        Vec2::new(sx, sy),
+        Vec2::new(gx, gy),
+        FactionId(0),
+        &mut search,
+        &mut waypoints,
+    )
+    .unwrap();
+    let expected: Vec<[f64; 2]> = waypoints.iter().map(|&p| to_px(p.as_dvec2())).collect();
+    let path = &elements_of_class(&doc, "path")[0];
+    assert_points(path.attribute("points").unwrap(), &expected, "path");
+    assert!(
+        search.bridges_crossed().contains(&1),
+        "the query is one that crosses the bridge"
+    );
+    let start = &elements_of_class(&doc, "start")[0];
+    let [x, y] = to_px(DVec2::new(RIVER_QUERY[0], RIVER_QUERY[1]));
+    assert_near(
+        &[attribute(start, "cx"), attribute(start, "cy")],
+        [x, y],
+        "start",
+    );
+}
+
+#[test]
+fn a_polyanya_mesh_is_drawn_with_y_down_its_rows() {
+    let svg = render(
+        "square-hole.svg",
+        &[
+            visual("square-hole.mesh").to_str().unwrap(),
+            "--width",
+            "120",
+        ],
+    );
+    let doc = roxmltree::Document::parse(&svg).unwrap();
+    let map = load_mesh(visual("square-hole.mesh")).unwrap();
+    assert_eq!((map.containers.len(), map.obstacles.len()), (1, 1));
+    let to_px = polygon_to_px(&map, 120.0, false);
+    let hole = &elements_of_class(&doc, "obstacle")[0];
+    let expected: Vec<[f64; 2]> = map.obstacles[0].iter().map(|&p| to_px(p)).collect();
+    assert_points(hole.attribute("points").unwrap(), &expected, "hole");
+    // The hole spans mesh y 1..2 of 0..6: near the top of the picture.
+    let ys: Vec<f64> = expected.iter().map(|p| p[1]).collect();
+    let scale = 120.0 / 6.0;
+    assert!(
+        ys.iter().all(|&y| y <= MARGIN_PX + 2.0 * scale + 1e-9),
+        "{ys:?}"
+    );
+    assert!(
+        elements_of_class(&doc, "path").is_empty(),
+        "no path without --path"
+    );
+}
+
+#[test]
+fn a_visgraph_path_on_a_grid_map_is_the_traced_navigators() {
+    let svg = render(
+        "walls-visgraph.svg",
+        &[
+            visual("walls.map").to_str().unwrap(),
+            "--path",
+            "1",
+            "10",
+            "14",
+            "1",
+            "--backend",
+            "visgraph",
+            "--width",
+            "480",
+        ],
+    );
+    let doc = roxmltree::Document::parse(&svg).unwrap();
+    let scale = 480.0 / 16.0;
+    // The oracle: the traced grid's navigator, as `convoy-bench scen` builds it.
+    let map = load_map(visual("walls.map")).unwrap();
+    let grid = CostGrid::new(&map, Mobility::GROUND).unwrap();
+    let graph = VisGraph::build_on(trace_grid(&grid), &[], &[], GraphConfig::default());
+    let nav = PolygonNavigator::from_graph(graph, 1);
+    let mut search = VisSearch::new(&nav);
+    let mut waypoints = Vec::new();
+    nav.find_path(
+        Vec2::new(1.5, 10.5),
+        Vec2::new(14.5, 1.5),
+        FactionId(0),
+        &mut search,
+        &mut waypoints,
+    )
+    .unwrap();
+    let to_px = |p: Vec2| {
+        [
+            MARGIN_PX + f64::from(p.x) * scale,
+            MARGIN_PX + f64::from(p.y) * scale,
+        ]
+    };
+    let expected: Vec<[f64; 2]> = waypoints.iter().map(|&p| to_px(p)).collect();
+    let path = &elements_of_class(&doc, "path")[0];
+    assert_points(path.attribute("points").unwrap(), &expected, "path");
+    assert!(waypoints.len() > 2, "the query bends round the walls");
+    let edges = &elements_of_class(&doc, "visgraph")[0];
+    assert_eq!(
+        edges.attribute("d").unwrap().matches('M').count(),
+        nav.graph().edge_count()
+    );
+    assert_eq!(
+        elements_of_class(&doc, "free-space").len(),
+        nav.graph().boundary().space().contours.len()
+    );
+    assert!(
+        elements_of_class(&doc, "explored").is_empty(),
+        "the navigator does not list the nodes it reached"
+    );
 }

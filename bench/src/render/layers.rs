@@ -7,14 +7,15 @@
 //! The replay (`convoy-bench replay`) toggles the layers of this list that a
 //! recording carries ([`REPLAY_LAYERS`]), under the same names.
 
-use convoy::glam::Vec2;
+use convoy::glam::{DVec2, Vec2};
+use convoy::nav::visgraph::PolygonNavigator;
 use convoy::nav::{Cell, Terrain};
 use convoy::steer::STUCK_AFTER_S;
 use convoy::steer::seek::drive_to_velocity;
 use convoy::vehicles::SteerMode;
 use convoy::{Sim, VehicleKind};
 
-use super::scene::{Explored, Scene};
+use super::scene::{Explored, PolygonQuery, Scene};
 use super::svg::{Svg, Swatch, num};
 
 /// One layer of a picture.
@@ -40,6 +41,41 @@ pub const LAYERS: &[Layer] = &[
         name: "quadtree",
         style: r##"fill="none" stroke="#8aa" stroke-width="0.5""##,
         draw: quadtree,
+    },
+    Layer {
+        name: "containers",
+        style: r##"fill="#f1efe4" stroke="#8c8670" stroke-width="1""##,
+        draw: containers,
+    },
+    Layer {
+        name: "swamps",
+        style: r##"fill="#8fae6b" fill-opacity="0.6" stroke="#5f7f43" stroke-width="0.8""##,
+        draw: swamps,
+    },
+    Layer {
+        name: "obstacles",
+        style: r##"fill="#3b3b3b" stroke="none""##,
+        draw: obstacles,
+    },
+    Layer {
+        name: "inflated",
+        style: r##"fill="none" stroke="#b04a4a" stroke-width="1" stroke-dasharray="4 3""##,
+        draw: inflated,
+    },
+    Layer {
+        name: "roads",
+        style: r##"fill="none" stroke="#c9a227" stroke-width="3" stroke-linejoin="round" stroke-linecap="round""##,
+        draw: roads,
+    },
+    Layer {
+        name: "bridges",
+        style: r##"fill="#6b4f2a" stroke="#6b4f2a" stroke-width="4""##,
+        draw: bridges,
+    },
+    Layer {
+        name: "visgraph",
+        style: r##"fill="none" stroke="#4a7fb0" stroke-width="0.4" stroke-opacity="0.6""##,
+        draw: visgraph,
     },
     Layer {
         name: "explored",
@@ -318,7 +354,7 @@ fn quadtree(scene: &Scene<'_>, svg: &mut Svg) -> Option<()> {
 fn explored(scene: &Scene<'_>, svg: &mut Svg) -> Option<()> {
     let map = scene.map.as_ref()?;
     let query = map.query.as_ref()?;
-    let count = match &query.explored {
+    let count = match query.explored.as_ref()? {
         Explored::Cells(cells) => {
             for &Cell { x, y } in cells {
                 svg.rect("explored", [f64::from(x), f64::from(y)], [1.0, 1.0]);
@@ -347,15 +383,224 @@ fn explored(scene: &Scene<'_>, svg: &mut Svg) -> Option<()> {
     Some(())
 }
 
+/// A closed polygon through world points, left out when a culling view
+/// cannot see it.
+fn ring(svg: &mut Svg, class: &str, points: &[DVec2]) {
+    let points: Vec<[f64; 2]> = points.iter().map(|p| p.to_array()).collect();
+    if !svg.view().sees(lower(&points), upper(&points)) {
+        return;
+    }
+    svg.element(
+        "polygon",
+        &[("class", class.to_owned()), ("points", svg.points(points))],
+    );
+}
+
+/// The visibility-graph navigator: a polygon map's, or a grid map's traced
+/// one.
+fn navigator<'a>(scene: &'a Scene<'_>) -> Option<&'a PolygonNavigator> {
+    match (&scene.polygon, &scene.map) {
+        (Some(polygon), _) => Some(&polygon.nav),
+        (None, Some(map)) => map.nav.as_ref(),
+        (None, None) => None,
+    }
+}
+
+/// A polygon map's containers: the land that can be driven on.
+fn containers(scene: &Scene<'_>, svg: &mut Svg) -> Option<()> {
+    let map = &scene.polygon.as_ref()?.map;
+    for container in &map.containers {
+        ring(svg, "container", container);
+    }
+    svg.legend(Swatch {
+        label: format!("containers ({})", map.containers.len()),
+        fill: "#f1efe4",
+        stroke: "#8c8670",
+    });
+    Some(())
+}
+
+/// A polygon map's swamps, each labelled by its legend with the costs.
+fn swamps(scene: &Scene<'_>, svg: &mut Svg) -> Option<()> {
+    let map = &scene.polygon.as_ref()?.map;
+    if map.swamps.is_empty() {
+        return None;
+    }
+    for swamp in &map.swamps {
+        ring(svg, "swamp", &swamp.ring);
+    }
+    let (lo, hi) = map
+        .swamps
+        .iter()
+        .fold((f64::INFINITY, 0.0_f64), |(lo, hi), s| {
+            (lo.min(s.cost), hi.max(s.cost))
+        });
+    let costs = if lo == hi {
+        format!("×{lo}")
+    } else {
+        format!("×{lo} to ×{hi}")
+    };
+    svg.legend(Swatch {
+        label: format!("swamps ({}, cost {costs})", map.swamps.len()),
+        fill: "#8fae6b",
+        stroke: "#5f7f43",
+    });
+    Some(())
+}
+
+/// A polygon map's obstacles as loaded (before clearance).
+fn obstacles(scene: &Scene<'_>, svg: &mut Svg) -> Option<()> {
+    let map = &scene.polygon.as_ref()?.map;
+    if map.obstacles.is_empty() {
+        return None;
+    }
+    for obstacle in &map.obstacles {
+        ring(svg, "obstacle", obstacle);
+    }
+    svg.legend(Swatch {
+        label: format!("obstacles ({})", map.obstacles.len()),
+        fill: "#3b3b3b",
+        stroke: "none",
+    });
+    Some(())
+}
+
+/// The free space at the scene's clearance: every contour of the
+/// visibility graph's boundary (containers shrunk, obstacles grown, unioned
+/// and clipped), the lines a vehicle's centre may not cross.
+fn inflated(scene: &Scene<'_>, svg: &mut Svg) -> Option<()> {
+    let graph = navigator(scene)?.graph();
+    let space = graph.boundary().space();
+    for &[first, count] in &space.contours {
+        let range = first as usize..(first + count) as usize;
+        ring(svg, "free-space", &space.points[range]);
+    }
+    svg.legend(Swatch {
+        label: format!(
+            "free space at clearance {} ({} contours)",
+            graph.config().clearance,
+            space.contours.len()
+        ),
+        fill: "none",
+        stroke: "#b04a4a",
+    });
+    Some(())
+}
+
+/// A polygon map's roads.
+fn roads(scene: &Scene<'_>, svg: &mut Svg) -> Option<()> {
+    let polygon = scene.polygon.as_ref()?;
+    if polygon.map.roads.is_empty() {
+        return None;
+    }
+    for road in &polygon.map.roads {
+        svg.polyline("road", road.iter().map(|p| p.to_array()));
+    }
+    svg.legend(Swatch {
+        label: format!(
+            "roads ({}, cost ×{} per unit length)",
+            polygon.map.roads.len(),
+            polygon.nav.graph().config().road_cost_factor
+        ),
+        fill: "none",
+        stroke: "#c9a227",
+    });
+    Some(())
+}
+
+/// A polygon map's bridges: the deck from end to middle to end, the three
+/// points, and the id with whether the bridge stands in the world.
+fn bridges(scene: &Scene<'_>, svg: &mut Svg) -> Option<()> {
+    let polygon = scene.polygon.as_ref()?;
+    if polygon.map.bridges.is_empty() {
+        return None;
+    }
+    for bridge in &polygon.map.bridges {
+        let [a, b] = bridge.ends.map(|end| end.to_array());
+        let middle = bridge.middle.to_array();
+        svg.polyline("bridge", [a, middle, b]);
+        svg.circle("bridge-end", a, 2.0);
+        svg.circle("bridge-end", b, 2.0);
+        svg.circle("bridge-middle", middle, 1.0);
+        let state = match polygon.nav.bridge_in_world(bridge.id) {
+            Ok(true) => "standing",
+            Ok(false) => "down",
+            Err(_) => "not added",
+        };
+        svg.text(
+            "bridge-label",
+            middle,
+            8.0,
+            &format!("bridge {} ({state})", bridge.id),
+        );
+    }
+    svg.legend(Swatch {
+        label: format!("bridges ({})", polygon.map.bridges.len()),
+        fill: "#6b4f2a",
+        stroke: "#6b4f2a",
+    });
+    Some(())
+}
+
+/// The visibility graph's edges (each once), over the inflated corners,
+/// swamp and road vertices; the bridges' edges are the navigator's, not
+/// the graph's, and are left out.
+fn visgraph(scene: &Scene<'_>, svg: &mut Svg) -> Option<()> {
+    let graph = navigator(scene)?.graph();
+    let positions = graph.positions();
+    let edges = (0..positions.len() as u32).flat_map(|i| {
+        graph
+            .neighbours(i)
+            .filter(move |&(j, _)| j > i)
+            .map(move |(j, _)| {
+                [
+                    positions[i as usize].to_array(),
+                    positions[j as usize].to_array(),
+                ]
+            })
+    });
+    svg.segments("visgraph", edges);
+    svg.legend(Swatch {
+        label: format!(
+            "visibility graph ({} nodes, {} edges)",
+            graph.node_count(),
+            graph.edge_count()
+        ),
+        fill: "none",
+        stroke: "#4a7fb0",
+    });
+    Some(())
+}
+
 fn path(scene: &Scene<'_>, svg: &mut Svg) -> Option<()> {
+    if let Some(polygon) = &scene.polygon {
+        return polygon_path(polygon.query.as_ref()?, svg);
+    }
     let query = scene.map.as_ref()?.query.as_ref()?;
     let centre = |cell: Cell| [f64::from(cell.x) + 0.5, f64::from(cell.y) + 0.5];
-    svg.polyline("path", query.points.iter().map(|&cell| centre(cell)));
+    svg.polyline("path", query.points.iter().copied());
     let radius = (svg.view().scale() * 0.35).clamp(3.0, 8.0);
     svg.circle("start", centre(query.start), radius);
     svg.circle("goal", centre(query.goal), radius);
     svg.legend(Swatch {
         label: format!("path, length {:.3}", query.length),
+        fill: "none",
+        stroke: "#d62728",
+    });
+    Some(())
+}
+
+/// A visibility-graph path: the waypoints, and the start and goal asked
+/// for (the path begins elsewhere when one was moved out of an obstacle).
+fn polygon_path(query: &PolygonQuery, svg: &mut Svg) -> Option<()> {
+    svg.polyline("path", query.waypoints.iter().map(|&p| v(p)));
+    svg.circle("start", query.start.to_array(), 5.0);
+    svg.circle("goal", query.goal.to_array(), 5.0);
+    svg.legend(Swatch {
+        label: format!(
+            "path, length {:.3}, cost {:.3}, {} nodes expanded",
+            query.cost.length, query.cost.cost, query.cost.expanded
+        ),
         fill: "none",
         stroke: "#d62728",
     });

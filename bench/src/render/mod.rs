@@ -1,6 +1,8 @@
 //! `convoy-bench render`: one scene drawn to SVG, layer by layer — a profile
-//! run to a tick (its vehicle columns read in place between ticks), or a
-//! Moving AI map with one path query and the nodes its search reached.
+//! run to a tick (its vehicle columns read in place between ticks), a
+//! Moving AI map with one path query and the nodes its search reached, or a
+//! polygon map (JSON or Polyanya `.mesh`) with its clearance free space,
+//! visibility graph and one path query.
 //!
 //! The "2D tool for all of the pathfinding" that the Force 21 team wished
 //! they had written first (Stout, *Force 21*, Conclusions: it "would have
@@ -15,13 +17,15 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 use convoy::Profile;
-use convoy::glam::Vec2;
+use convoy::glam::{DVec2, Vec2};
 use convoy::nav::movingai::load_map;
+use convoy::nav::polygon::{PolygonMap, load_mesh, load_polygon_map, trace_grid};
 use convoy::nav::quadtree::{QuadPlanner, Quadtree};
+use convoy::nav::visgraph::{FactionId, GraphConfig, PolygonNavigator, VisGraph, VisSearch};
 use convoy::nav::{Cell, CostGrid, GridPlanner, Mobility};
 
 use self::layers::{LAYERS, Layer};
-use self::scene::{Explored, MapScene, Query, Scene};
+use self::scene::{Explored, MapScene, PolygonQuery, PolygonScene, Query, Scene};
 use self::svg::{Svg, View};
 use crate::CliError;
 use crate::run::DEFAULT_PROFILE;
@@ -30,8 +34,9 @@ use crate::scen::Backend;
 /// Options of `convoy-bench render`.
 #[derive(Debug, Args)]
 pub struct RenderArgs {
-    /// A profile TOML file, or a Moving AI `.map` file; the embedded
-    /// default profile when absent.
+    /// A profile TOML file, a Moving AI `.map` file, or a polygon map (a
+    /// `.json` map or a Polyanya `.mesh`); the embedded default profile
+    /// when absent.
     input: Option<PathBuf>,
     /// Profiles: ticks to run before drawing (default 0, the spawn state).
     #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = clap::value_parser!(i64).range(0..))]
@@ -43,13 +48,19 @@ pub struct RenderArgs {
     /// scene has data for).
     #[arg(long, value_name = "NAME,…", value_delimiter = ',')]
     layers: Option<Vec<String>>,
-    /// Maps: plan from cell (SX, SY) to cell (GX, GY) and draw the path and
-    /// the nodes the search reached.
-    #[arg(long, num_args = 4, value_names = ["SX", "SY", "GX", "GY"], allow_negative_numbers = true, value_parser = clap::value_parser!(i64).range(0..=i64::from(u32::MAX)))]
-    path: Option<Vec<i64>>,
-    /// Maps: the planner for `--path`.
-    #[arg(long, value_enum, default_value_t = Backend::Grid)]
-    backend: Backend,
+    /// Maps: plan from (SX, SY) to (GX, GY) — cells of a `.map`, points in
+    /// the map's units of a polygon map — and draw the path (and, on a
+    /// `.map`, the nodes the search reached).
+    #[arg(long, num_args = 4, value_names = ["SX", "SY", "GX", "GY"], allow_negative_numbers = true)]
+    path: Option<Vec<f64>>,
+    /// Maps: the planner for `--path` (`.map`: grid, the default, quadtree,
+    /// or visgraph over the traced cells; polygon maps: visgraph only).
+    #[arg(long, value_enum)]
+    backend: Option<Backend>,
+    /// Polygon maps: the vehicle's clearance radius, in the map's units
+    /// (obstacles grow and containers shrink by it; default 0).
+    #[arg(long, value_name = "M", allow_negative_numbers = true)]
+    clearance: Option<f64>,
     /// Profiles: units to spawn (overrides `scenario.units`).
     #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = clap::value_parser!(i64).range(1..=i64::from(u32::MAX)))]
     units: Option<i64>,
@@ -58,7 +69,8 @@ pub struct RenderArgs {
     #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = clap::value_parser!(i64).range(1..=1024))]
     threads: Option<i64>,
     /// Draw only the world window XMIN..XMAX × YMIN..YMAX (metres for
-    /// profiles, cells for maps) instead of the whole world.
+    /// profiles, cells for `.map` files, the map's units for polygon maps)
+    /// instead of the whole world.
     #[arg(long, num_args = 4, value_names = ["XMIN", "YMIN", "XMAX", "YMAX"], allow_negative_numbers = true)]
     view: Option<Vec<f64>>,
     /// Width of the scene in pixels.
@@ -105,13 +117,15 @@ pub fn render(args: &RenderArgs) -> Result<(), CliError> {
         .as_deref()
         .and_then(Path::extension)
         .and_then(|extension| extension.to_str());
+    if args.clearance.is_some() && !matches!(is_map, Some("json" | "mesh")) {
+        return Err(CliError::Setup(
+            "--clearance applies to polygon maps (`.json`, `.mesh`), not to `.map` files or profiles"
+                .to_owned(),
+        ));
+    }
     let document = match is_map {
         Some("map") => render_map(args, &selected)?,
-        Some(extension @ ("json" | "mesh")) => {
-            return Err(CliError::Setup(format!(
-                "render: `.{extension}` maps are not supported yet (polygon maps and meshes are not in the kernel); give a Moving AI `.map` file or a profile"
-            )));
-        }
+        Some(extension @ ("json" | "mesh")) => render_polygon(args, &selected, extension)?,
         _ => render_profile(args, &selected)?,
     };
     std::fs::write(&args.out, document).map_err(|error| CliError::Output {
@@ -188,7 +202,7 @@ fn draw(
 fn render_profile(args: &RenderArgs, selected: &[&Layer]) -> Result<String, CliError> {
     if args.path.is_some() {
         return Err(CliError::Setup(
-            "--path needs a Moving AI `.map` file, not a profile".to_owned(),
+            "--path needs a map (`.map`, `.json` or `.mesh`), not a profile".to_owned(),
         ));
     }
     let (mut profile, source) = load_profile(args.input.as_deref())?;
@@ -214,7 +228,7 @@ fn render_profile(args: &RenderArgs, selected: &[&Layer]) -> Result<String, CliE
     let scene = Scene {
         sim: Some(&sim),
         steered_from,
-        map: None,
+        ..Scene::default()
     };
     draw(&scene, view, selected, &title, "m")
 }
@@ -249,26 +263,35 @@ fn render_map(args: &RenderArgs, selected: &[&Layer]) -> Result<String, CliError
             "--tick and --units apply to profiles, not to `.map` files".to_owned(),
         ));
     }
+    let backend = args.backend.unwrap_or(Backend::Grid);
     let path = args.input.as_deref().unwrap_or(Path::new(""));
     // The loader's errors name the file and line.
     let map = load_map(path).map_err(|error| CliError::Setup(error.to_string()))?;
     let grid = CostGrid::new(&map, Mobility::GROUND)
         .map_err(|error| CliError::Setup(error.to_string()))?;
     // The quadtree layer is drawn by default only for the quadtree backend.
-    let wants_tree = args.backend == Backend::Quadtree
+    let wants_tree = backend == Backend::Quadtree
         || (args.layers.is_some() && selected.iter().any(|layer| layer.name == "quadtree"));
     let tree = wants_tree
         .then(|| Quadtree::new(&grid))
         .transpose()
         .map_err(|error| CliError::Setup(error.to_string()))?;
+    // As `convoy-bench scen` does: the passable cells traced to polygons
+    // (cell (x, y) covers [x, x+1] × [y, y+1]), no swamp costs.
+    let nav = (backend == Backend::Visgraph).then(|| {
+        let graph = VisGraph::build_on(trace_grid(&grid), &[], &[], GraphConfig::default());
+        PolygonNavigator::from_graph(graph, 1)
+    });
     let query = match args.path.as_deref() {
         Some(&[sx, sy, gx, gy]) => {
-            let (start, goal) = (
-                Cell::new(sx as u32, sy as u32),
-                Cell::new(gx as u32, gy as u32),
-            );
-            let tree = tree.as_ref().filter(|_| args.backend == Backend::Quadtree);
-            Some(plan(&grid, tree, start, goal)?)
+            let (start, goal) = (cell(sx, sy)?, cell(gx, gy)?);
+            Some(match &nav {
+                Some(nav) => plan_traced(&grid, nav, start, goal)?,
+                None => {
+                    let tree = tree.as_ref().filter(|_| backend == Backend::Quadtree);
+                    plan(&grid, tree, start, goal)?
+                }
+            })
         }
         _ => None,
     };
@@ -276,7 +299,7 @@ fn render_map(args: &RenderArgs, selected: &[&Layer]) -> Result<String, CliError
         Some(query) => format!(
             "{}: {:?} path ({}, {}) to ({}, {})",
             path.display(),
-            args.backend,
+            backend,
             query.start.x,
             query.start.y,
             query.goal.x,
@@ -291,11 +314,144 @@ fn render_map(args: &RenderArgs, selected: &[&Layer]) -> Result<String, CliError
         /* y_up= */ false,
     )?;
     let scene = Scene {
-        sim: None,
-        steered_from: None,
-        map: Some(MapScene { map, tree, query }),
+        map: Some(MapScene {
+            map,
+            tree,
+            nav,
+            query,
+        }),
+        ..Scene::default()
     };
     draw(&scene, view, selected, &title, "cells")
+}
+
+/// A `--path` cell of a `.map`: whole, non-negative coordinates.
+fn cell(x: f64, y: f64) -> Result<Cell, CliError> {
+    let whole = |v: f64| v.fract() == 0.0 && (0.0..=f64::from(u32::MAX)).contains(&v);
+    if whole(x) && whole(y) {
+        Ok(Cell::new(x as u32, y as u32))
+    } else {
+        Err(CliError::Setup(format!(
+            "--path: cells of a `.map` have whole coordinates from 0 to {}, was ({x}, {y})",
+            u32::MAX
+        )))
+    }
+}
+
+/// A polygon map (`.json` or `.mesh`), its visibility graph at
+/// `--clearance`, and the `--path` query faction 0 plans on it.
+fn render_polygon(
+    args: &RenderArgs,
+    selected: &[&Layer],
+    extension: &str,
+) -> Result<String, CliError> {
+    if args.tick.is_some() || args.units.is_some() {
+        return Err(CliError::Setup(
+            "--tick and --units apply to profiles, not to polygon maps".to_owned(),
+        ));
+    }
+    if let Some(backend @ (Backend::Grid | Backend::Quadtree)) = args.backend {
+        return Err(CliError::Setup(format!(
+            "--backend {}: polygon maps (`.json`, `.mesh`) are planned by the visibility graph; use --backend visgraph",
+            backend_name(backend)
+        )));
+    }
+    let path = args.input.as_deref().unwrap_or(Path::new(""));
+    // The loaders' errors name the file and the line, key or element.
+    let map = load_polygon(path, extension)?;
+    let config = GraphConfig {
+        clearance: args.clearance.unwrap_or(0.0),
+        ..GraphConfig::default()
+    };
+    let nav = PolygonNavigator::build(&map, config, /* factions= */ 1)
+        .map_err(|error| CliError::Setup(format!("{}: {error}", path.display())))?;
+    let query = match args.path.as_deref() {
+        Some(&[sx, sy, gx, gy]) => {
+            Some(plan_polygon(&nav, DVec2::new(sx, sy), DVec2::new(gx, gy))?)
+        }
+        _ => None,
+    };
+    let title = match &query {
+        Some(query) => format!(
+            "{}: visgraph path ({}, {}) to ({}, {}), clearance {}",
+            path.display(),
+            query.start.x,
+            query.start.y,
+            query.goal.x,
+            query.goal.y,
+            config.clearance
+        ),
+        None => format!("{}, clearance {}", path.display(), config.clearance),
+    };
+    let (min, max) = extent(&map);
+    // JSON maps are world coordinates, y north; Polyanya meshes come from
+    // grid maps, y down the rows.
+    let y_up = extension == "json";
+    let view = view(args, min, max, y_up)?;
+    let scene = Scene {
+        polygon: Some(PolygonScene { map, nav, query }),
+        ..Scene::default()
+    };
+    draw(
+        &scene,
+        view,
+        selected,
+        &title,
+        if y_up { "m" } else { "units" },
+    )
+}
+
+fn backend_name(backend: Backend) -> String {
+    clap::ValueEnum::to_possible_value(&backend).map_or_else(
+        || format!("{backend:?}"),
+        |value| value.get_name().to_owned(),
+    )
+}
+
+fn load_polygon(path: &Path, extension: &str) -> Result<PolygonMap, CliError> {
+    let loaded = if extension == "json" {
+        load_polygon_map(path).map_err(|error| error.to_string())
+    } else {
+        load_mesh(path).map_err(|error| error.to_string())
+    };
+    loaded.map_err(CliError::Setup)
+}
+
+/// The box around every container and obstacle.
+fn extent(map: &PolygonMap) -> ([f64; 2], [f64; 2]) {
+    let points = map.containers.iter().chain(&map.obstacles).flatten();
+    let (lo, hi) = points.fold(
+        (DVec2::splat(f64::INFINITY), DVec2::splat(f64::NEG_INFINITY)),
+        |(lo, hi), &p| (lo.min(p), hi.max(p)),
+    );
+    (lo.to_array(), hi.to_array())
+}
+
+/// Faction 0's path from `start` to `goal` with the navigator's default
+/// options (A*, exact insertion).
+fn plan_polygon(
+    nav: &PolygonNavigator,
+    start: DVec2,
+    goal: DVec2,
+) -> Result<PolygonQuery, CliError> {
+    let mut search = VisSearch::new(nav);
+    let mut waypoints = Vec::new();
+    let cost = nav
+        .find_path_with(
+            start,
+            goal,
+            FactionId(0),
+            nav.options(),
+            &mut search,
+            &mut waypoints,
+        )
+        .map_err(|error| CliError::Setup(format!("--path: {error}")))?;
+    Ok(PolygonQuery {
+        start,
+        goal,
+        waypoints,
+        cost,
+    })
 }
 
 /// Plans with the quadtree when given one, else grid A*.
@@ -315,9 +471,9 @@ fn plan(
             Ok(Query {
                 start,
                 goal,
-                points: path.points,
+                points: path.points.into_iter().map(centre).collect(),
                 length: path.length,
-                explored: Explored::Leaves(planner.reached_leaves().collect()),
+                explored: Some(Explored::Leaves(planner.reached_leaves().collect())),
             })
         }
         None => {
@@ -326,10 +482,53 @@ fn plan(
             Ok(Query {
                 start,
                 goal,
-                points: path.cells,
+                points: path.cells.into_iter().map(centre).collect(),
                 length: path.length,
-                explored: Explored::Cells(planner.reached_cells(grid).collect()),
+                explored: Some(Explored::Cells(planner.reached_cells(grid).collect())),
             })
         }
     }
+}
+
+/// A cell's centre, in cells.
+fn centre(cell: Cell) -> [f64; 2] {
+    [f64::from(cell.x) + 0.5, f64::from(cell.y) + 0.5]
+}
+
+/// The visibility-graph path between two cells' centres over the traced
+/// grid; the cells must be on the map and passable (the navigator would
+/// move a point out of a blocked cell instead).
+fn plan_traced(
+    grid: &CostGrid,
+    nav: &PolygonNavigator,
+    start: Cell,
+    goal: Cell,
+) -> Result<Query, CliError> {
+    for (which, cell) in [("start", start), ("goal", goal)] {
+        let problem = if !grid.contains(cell) {
+            "is outside the map"
+        } else if !grid.passable(cell) {
+            "is impassable"
+        } else {
+            continue;
+        };
+        return Err(CliError::Setup(format!(
+            "--path: {which} ({}, {}) {problem}",
+            cell.x, cell.y
+        )));
+    }
+    let [sx, sy] = centre(start);
+    let [gx, gy] = centre(goal);
+    let found = plan_polygon(nav, DVec2::new(sx, sy), DVec2::new(gx, gy))?;
+    Ok(Query {
+        start,
+        goal,
+        points: found
+            .waypoints
+            .iter()
+            .map(|p| [f64::from(p.x), f64::from(p.y)])
+            .collect(),
+        length: found.cost.length,
+        explored: None,
+    })
 }

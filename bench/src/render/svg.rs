@@ -254,6 +254,24 @@ impl Svg {
         }
     }
 
+    /// A dark text label, haloed in the background colour so it reads over
+    /// anything, whose baseline starts `offset_px` pixels right of and above
+    /// a world point.
+    pub fn text(&mut self, class: &str, at: [f64; 2], offset_px: f64, text: &str) {
+        if !self.view.sees(at, at) {
+            return;
+        }
+        let [x, y] = self.view.px(at[0], at[1]);
+        let _ = writeln!(
+            self.body,
+            r##"<text class="{}" x="{}" y="{}" fill="#222" stroke="#fbfbf8" stroke-width="3" paint-order="stroke">{}</text>"##,
+            escape(class),
+            num(x + offset_px),
+            num(y - offset_px),
+            escape(text)
+        );
+    }
+
     /// Adds an entry to the legend.
     pub fn legend(&mut self, swatch: Swatch) {
         self.legend.push(swatch);
