@@ -331,3 +331,22 @@ fn polygon_planned_runs_are_identical_on_one_and_two_threads() {
     };
     assert_eq!(checksums(1), checksums(2));
 }
+
+/// More units than one chunk of rows (2,048), so the route-following pass
+/// runs in several chunks on several threads: same checksums on 1 and 2.
+#[test]
+fn thousands_of_planned_units_follow_routes_in_parallel_chunks_identically() {
+    let file = concat!(env!("CARGO_MANIFEST_DIR"), "/../profiles/skirmish.toml");
+    let mut profile = convoy::Profile::load(std::path::Path::new(file)).expect("loads");
+    profile.scenario.units = 9000;
+    let checksums = |threads: usize| {
+        let mut sim = convoy::scenario::build(&profile, threads).expect("builds");
+        (0..40)
+            .map(|_| {
+                sim.step(profile.run.dt);
+                sim.checksum()
+            })
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(checksums(1), checksums(2));
+}

@@ -316,15 +316,15 @@ impl PathService {
             columns.drive_to,
             columns.route_next,
             &mut self.flags,
-            |first, drive_to, route_next, flags| {
-                for offset in 0..drive_to.len() {
+            |first, drive_to_rows, next_rows, flag_rows| {
+                for offset in 0..drive_to_rows.len() {
                     let row = first + offset;
                     let here = position[row];
                     let len = route_len[row];
                     let mut needs_path = false;
                     if len > 0 {
                         let slot = handle_slot[row];
-                        let mut next = route_next[row].min(len - 1);
+                        let mut next = next_rows[offset].min(len - 1);
                         let reached = here.distance(routes.point(slot, next)) <= corner_radius;
                         // Look ahead by line of sight: drive for the next
                         // corner as soon as the way there is clear from
@@ -352,22 +352,23 @@ impl PathService {
                         };
                         // A cut route: at its last corner, ask for the rest.
                         needs_path = reached && next + 1 == len && corner != goal[row];
-                        route_next[offset] = next;
+                        next_rows[offset] = next;
                         if platoon[row] == NONE {
-                            drive_to[offset] = target;
+                            drive_to_rows[offset] = target;
                         }
                     } else if platoon[row] == NONE {
-                        drive_to[offset] = goal[row];
+                        drive_to_rows[offset] = goal[row];
                     }
                     let due = (tick + row as u64).is_multiple_of(BAD_POSITION_CHECK_TICKS);
                     if let Some(map) = map.filter(|_| due && len == 0) {
                         let flies = VehicleKind::from_u8(kind[row])
                             .is_some_and(|kind| kind.handling().flies);
-                        let far = here.distance(drive_to[offset]) > 3f32.sqrt() * max_speed[row];
+                        let far =
+                            here.distance(drive_to_rows[offset]) > 3f32.sqrt() * max_speed[row];
                         needs_path |=
-                            !flies && far && !map.segment_is_clear(here, drive_to[offset]);
+                            !flies && far && !map.segment_is_clear(here, drive_to_rows[offset]);
                     }
-                    flags[offset] = u8::from(needs_path && pending[row] == 0);
+                    flag_rows[offset] = u8::from(needs_path && pending[row] == 0);
                 }
             },
         );
