@@ -4,7 +4,9 @@
 #![allow(clippy::unwrap_used)]
 
 use std::path::PathBuf;
-use std::process::{Command, Output};
+
+mod common;
+use common::{assert_refused, convoy_bench, temp_path};
 
 const DEFAULT: &str = include_str!("../../profiles/default.toml");
 const STAGES: [&str; 6] = [
@@ -16,35 +18,11 @@ const STAGES: [&str; 6] = [
     "separation",
 ];
 
-fn convoy_bench(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_convoy-bench"))
-        .args(args)
-        .output()
-        .unwrap()
-}
-
-fn temp_path(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("convoy-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join(name)
-}
-
 fn profile_with(name: &str, from: &str, to: &str) -> String {
     assert!(DEFAULT.contains(from), "default profile has `{from}`");
     let path = temp_path(name);
     std::fs::write(&path, DEFAULT.replacen(from, to, 1)).unwrap();
     path.display().to_string()
-}
-
-/// Asserts exit code 2 and a single stderr line containing every `needle`.
-fn assert_refused(output: &Output, needles: &[&str]) {
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(2), "stderr: {stderr}");
-    assert_eq!(stderr.trim_end().lines().count(), 1, "one line: {stderr}");
-    assert!(!stderr.contains("panicked"), "{stderr}");
-    for needle in needles {
-        assert!(stderr.contains(needle), "`{needle}` missing from: {stderr}");
-    }
 }
 
 #[test]

@@ -11,7 +11,6 @@
 #![allow(clippy::unwrap_used)]
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
 use convoy::Profile;
 use convoy::glam::{DVec2, Vec2};
@@ -20,6 +19,9 @@ use convoy::nav::polygon::{PolygonMap, load_mesh, load_polygon_map, trace_grid};
 use convoy::nav::quadtree::Quadtree;
 use convoy::nav::visgraph::{FactionId, GraphConfig, PolygonNavigator, VisGraph, VisSearch};
 use convoy::nav::{Cell, CostGrid, GridPlanner, Mobility};
+
+mod common;
+use common::{assert_refused, convoy_bench, temp_path};
 
 /// Pixels two coordinates may differ by and still match.
 const TOLERANCE_PX: f64 = 0.05;
@@ -31,20 +33,6 @@ const MARGIN_PX: f64 = 10.0;
 /// titles name no machine's paths.
 fn visual(name: &str) -> PathBuf {
     Path::new("tests/visual").join(name)
-}
-
-fn temp_path(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("convoy-render-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join(name)
-}
-
-fn convoy_bench(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_convoy-bench"))
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .args(args)
-        .output()
-        .unwrap()
 }
 
 /// Renders with `args` (plus `--out`) and returns the SVG text.
@@ -424,17 +412,6 @@ fn a_view_window_keeps_exactly_the_units_that_reach_into_it() {
     );
     let doc = roxmltree::Document::parse(&svg).unwrap();
     assert_eq!(elements_of_class(&doc, "unit").len(), inside);
-}
-
-/// Asserts exit code 2 and a single stderr line containing every `needle`.
-fn assert_refused(output: &Output, needles: &[&str]) {
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(2), "stderr: {stderr}");
-    assert_eq!(stderr.trim_end().lines().count(), 1, "one line: {stderr}");
-    assert!(!stderr.contains("panicked"), "{stderr}");
-    for needle in needles {
-        assert!(stderr.contains(needle), "`{needle}` missing from: {stderr}");
-    }
 }
 
 #[test]

@@ -4,25 +4,11 @@
 
 #![allow(clippy::unwrap_used)]
 
-use std::path::PathBuf;
-use std::process::{Command, Output};
+mod common;
+use common::{assert_refused, convoy_bench, temp_path};
 
 /// The bound: 10,000 units, 600 ticks, every tick recorded.
 const SIZE_BOUND_BYTES: u64 = 50 * 1024 * 1024;
-
-fn temp_path(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("convoy-replay-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join(name)
-}
-
-fn convoy_bench(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_convoy-bench"))
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .args(args)
-        .output()
-        .unwrap()
-}
 
 /// Records the default profile with `units` units for `ticks` ticks and
 /// returns the page.
@@ -77,17 +63,6 @@ fn the_page_is_self_contained() {
         assert!(!page.contains(forbidden), "the page contains `{forbidden}`");
     }
     assert_eq!(page.matches("<script").count(), 3, "data, motion, player");
-}
-
-/// Asserts exit code 2 and a single stderr line containing every `needle`.
-fn assert_refused(output: &Output, needles: &[&str]) {
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(2), "stderr: {stderr}");
-    assert_eq!(stderr.trim_end().lines().count(), 1, "one line: {stderr}");
-    assert!(!stderr.contains("panicked"), "{stderr}");
-    for needle in needles {
-        assert!(stderr.contains(needle), "`{needle}` missing from: {stderr}");
-    }
 }
 
 #[test]
