@@ -72,96 +72,97 @@ fn assert_arrived(sim: &Sim, units: &[UnitId], scenario: &str) {
 
 const GROUND_KINDS: [VehicleKind; 2] = [VehicleKind::Tracked, VehicleKind::Wheeled];
 
+/// One unit of a pair: its kind, start, facing and goal.
+struct Leg {
+    kind: VehicleKind,
+    from: Vec2,
+    heading: f32,
+    to: Vec2,
+}
+
+/// Runs the pair for `ticks` with no capsule contact at any tick end, then
+/// checks both arrived.
+fn pair_passes_and_arrives(scenario: &str, legs: [Leg; 2], ticks: usize) {
+    let mut sim = world(1);
+    let units = legs.map(|leg| spawn(&mut sim, leg.kind, leg.from, leg.heading, leg.to));
+    run_without_contact(&mut sim, ticks, scenario);
+    assert_arrived(&sim, &units, scenario);
+}
+
 #[test]
 fn a_head_on_pair_passes_without_contact_and_both_arrive() {
     for kind in GROUND_KINDS {
-        let mut sim = world(1);
-        let a = spawn(
-            &mut sim,
+        let east = Leg {
             kind,
-            Vec2::new(-150.0, 0.0),
-            0.0,
-            Vec2::new(150.0, 0.0),
-        );
-        let b = spawn(
-            &mut sim,
+            from: Vec2::new(-150.0, 0.0),
+            heading: 0.0,
+            to: Vec2::new(150.0, 0.0),
+        };
+        let west = Leg {
             kind,
-            Vec2::new(150.0, 0.3),
-            PI,
-            Vec2::new(-150.0, 0.3),
-        );
-        run_without_contact(&mut sim, 1200, &format!("head-on {kind:?}"));
-        assert_arrived(&sim, &[a, b], &format!("head-on {kind:?}"));
+            from: Vec2::new(150.0, 0.3),
+            heading: PI,
+            to: Vec2::new(-150.0, 0.3),
+        };
+        pair_passes_and_arrives(&format!("head-on {kind:?}"), [east, west], 1200);
     }
 }
 
 #[test]
 fn a_crossing_pair_passes_without_contact_and_both_arrive() {
     for kind in GROUND_KINDS {
-        let mut sim = world(1);
-        let a = spawn(
-            &mut sim,
+        let east = Leg {
             kind,
-            Vec2::new(-150.0, 0.0),
-            0.0,
-            Vec2::new(150.0, 0.0),
-        );
-        let b = spawn(
-            &mut sim,
+            from: Vec2::new(-150.0, 0.0),
+            heading: 0.0,
+            to: Vec2::new(150.0, 0.0),
+        };
+        let north = Leg {
             kind,
-            Vec2::new(0.0, -150.0),
-            PI / 2.0,
-            Vec2::new(0.0, 150.0),
-        );
-        run_without_contact(&mut sim, 1200, &format!("crossing {kind:?}"));
-        assert_arrived(&sim, &[a, b], &format!("crossing {kind:?}"));
+            from: Vec2::new(0.0, -150.0),
+            heading: PI / 2.0,
+            to: Vec2::new(0.0, 150.0),
+        };
+        pair_passes_and_arrives(&format!("crossing {kind:?}"), [east, north], 1200);
     }
 }
 
 #[test]
 fn an_overtaking_pair_passes_without_contact_and_both_arrive() {
-    let mut sim = world(1);
     // A fast truck behind a slow tank on the same line.
-    let tank = spawn(
-        &mut sim,
-        VehicleKind::Tracked,
-        Vec2::new(-200.0, 0.0),
-        0.0,
-        Vec2::new(150.0, 0.0),
-    );
-    let truck = spawn(
-        &mut sim,
-        VehicleKind::Wheeled,
-        Vec2::new(-240.0, 0.0),
-        0.0,
-        Vec2::new(250.0, 0.0),
-    );
-    run_without_contact(&mut sim, 1800, "overtaking");
-    assert_arrived(&sim, &[tank, truck], "overtaking");
+    let tank = Leg {
+        kind: VehicleKind::Tracked,
+        from: Vec2::new(-200.0, 0.0),
+        heading: 0.0,
+        to: Vec2::new(150.0, 0.0),
+    };
+    let truck = Leg {
+        kind: VehicleKind::Wheeled,
+        from: Vec2::new(-240.0, 0.0),
+        heading: 0.0,
+        to: Vec2::new(250.0, 0.0),
+    };
+    pair_passes_and_arrives("overtaking", [tank, truck], 1800);
 }
 
 #[test]
 fn a_side_by_side_pair_converging_slightly_passes_without_contact() {
     for kind in GROUND_KINDS {
-        let mut sim = world(1);
         // Abreast, 6 m apart (2 m between hulls), each bound for a point
         // beyond the other's lane: their courses cross at a shallow angle.
-        let left = spawn(
-            &mut sim,
+        let left = Leg {
             kind,
-            Vec2::new(0.0, 6.0),
-            0.0,
-            Vec2::new(300.0, -6.0),
-        );
-        let right = spawn(
-            &mut sim,
+            from: Vec2::new(0.0, 6.0),
+            heading: 0.0,
+            to: Vec2::new(300.0, -6.0),
+        };
+        let right = Leg {
             kind,
-            Vec2::new(0.0, 0.0),
-            0.0,
-            Vec2::new(300.0, 12.0),
-        );
-        run_without_contact(&mut sim, 1500, &format!("side by side {kind:?}"));
-        assert_arrived(&sim, &[left, right], &format!("side by side {kind:?}"));
+            from: Vec2::ZERO,
+            heading: 0.0,
+            to: Vec2::new(300.0, 12.0),
+        };
+        pair_passes_and_arrives(&format!("side by side {kind:?}"), [left, right], 1500);
     }
 }
 
