@@ -24,6 +24,7 @@
 use glam::Vec2;
 
 use super::batch::{BatchPlanner, GridAnswer, GridQuery};
+use super::grid::Cell;
 use super::queue::{PathQueue, PathRequest};
 use super::visgraph::{FactionId, PolygonNavigator, VisSearch};
 use super::world::{ROUTE_POINTS, Routes, WorldMap};
@@ -35,6 +36,10 @@ use crate::vehicles::{NONE, VehicleKind, Vehicles};
 /// thread count, so which requests a tick serves never depends on it; the
 /// budget is checked between batches.
 pub const BATCH: usize = 8;
+/// A query off the map: the planner refuses it before searching. It stands
+/// in for a request with an end off the map (or a stale unit), and pads
+/// every batch to [`BATCH`].
+const UNANSWERABLE: GridQuery = GridQuery::new(Cell::new(u32::MAX, u32::MAX), Cell::new(0, 0));
 /// Each unit gets the bad-position check every this many ticks.
 pub const BAD_POSITION_CHECK_TICKS: u64 = 16;
 
@@ -197,19 +202,16 @@ impl PathService {
                 .row_of(request.unit)
                 .and_then(|row| map.cell_at(vehicles.columns().position()[row]));
             let goal = map.cell_at(request.goal);
-            // A query the planner refuses at once stands in for a request
-            // with an end off the map (or a stale unit), keeping the order.
             let query = match (start, goal) {
                 (Some(start), Some(goal)) => GridQuery::new(start, goal),
-                _ => GridQuery::new(super::Cell::new(u32::MAX, u32::MAX), super::Cell::new(0, 0)),
+                _ => UNANSWERABLE,
             };
             self.queries.push(query);
         }
-        // Always a full batch (padding answered at once, off the map), so
-        // the answers and their path buffers are never dropped and regrown;
-        // each buffer holds the longest possible path after its first use.
-        let padding = GridQuery::new(super::Cell::new(u32::MAX, u32::MAX), super::Cell::new(0, 0));
-        self.queries.resize(BATCH, padding);
+        // Always a full batch, so the answers and their path buffers are
+        // never dropped and regrown; each buffer holds the longest possible
+        // path after its first use.
+        self.queries.resize(BATCH, UNANSWERABLE);
         self.planner.plan(grid, &self.queries, &mut self.answers);
         for answer in &mut self.answers {
             let room = grid.cell_count().saturating_sub(answer.path.cells.len());
