@@ -295,6 +295,7 @@ impl SpatialHash {
         radius: f32,
         mut visit: impl FnMut(std::ops::Range<usize>),
     ) {
+        // Also refuses NaN and negative radii, whose windows would be inverted.
         if self.order.is_empty() || radius.is_nan() || radius < 0.0 {
             return;
         }
@@ -335,25 +336,14 @@ impl SpatialHash {
 
     #[inline]
     fn for_each_place_within(&self, point: Vec2, radius: f32, mut visit: impl FnMut(usize, Vec2)) {
-        // Also refuses NaN and negative radii, whose windows would be inverted.
-        if self.order.is_empty() || radius.is_nan() || radius < 0.0 {
-            return;
-        }
         let radius_squared = radius * radius;
-        let (origin, last) = (self.origin, self.last_cell);
-        let first_column = self.axis_cell(point.x - radius, origin.x, last.x);
-        let last_column = self.axis_cell(point.x + radius, origin.x, last.x);
-        let first_row = self.axis_cell(point.y - radius, origin.y, last.y);
-        let last_row = self.axis_cell(point.y + radius, origin.y, last.y);
-        for row in first_row..=last_row {
-            let row_start = row * self.width;
-            let begin = self.cell_start[row_start + first_column] as usize;
-            let end = self.cell_start[row_start + last_column + 1] as usize;
-            for (offset, position) in self.sorted_position[begin..end].iter().enumerate() {
+        self.for_each_row_range(point, radius, |places| {
+            let begin = places.start;
+            for (offset, position) in self.sorted_position[places].iter().enumerate() {
                 if point.distance_squared(*position) <= radius_squared {
                     visit(begin + offset, *position);
                 }
             }
-        }
+        });
     }
 }
