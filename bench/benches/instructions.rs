@@ -24,7 +24,7 @@ use std::hint::black_box;
 use convoy::glam::Vec2;
 use convoy::separation::{Separation, SeparationInput};
 use convoy::steer::{self, SteerWorld, dynamics};
-use convoy::{Profile, Sim, SpatialHash, formation, scenario};
+use convoy::{Profile, Sim, SpatialHash, scenario};
 use gungraun::{
     Callgrind, LibraryBenchmarkConfig, library_benchmark, library_benchmark_group, main,
 };
@@ -84,15 +84,6 @@ fn spatial_rebuild(mut world: World) -> World {
         .spatial
         .rebuild(black_box(world.sim.vehicles().columns().position()));
     black_box(stats);
-    world
-}
-
-// `formations`: counting the units in no platoon (all the stage does so far).
-#[library_benchmark]
-#[bench::units_10k(setup = world)]
-fn formations(mut world: World) -> World {
-    let columns = world.sim.vehicles_mut();
-    black_box(formation::count_solo(columns.platoon));
     world
 }
 
@@ -193,7 +184,7 @@ fn tick(mut world: World) -> World {
 
 library_benchmark_group!(
     name = stages;
-    benchmarks = spatial_rebuild, formations, steering, integrate, separation, separation_dense, tick
+    benchmarks = spatial_rebuild, steering, integrate, separation, separation_dense, tick
 );
 
 main!(

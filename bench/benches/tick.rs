@@ -17,7 +17,7 @@ mod common;
 use std::hint::black_box;
 
 use convoy::steer::{self, SteerWorld, dynamics};
-use convoy::{Profile, Sim, SpatialHash, formation, scenario};
+use convoy::{Profile, Sim, SpatialHash, scenario};
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 
 fn world(units: u32) -> (Sim, SpatialHash, f32) {
@@ -83,12 +83,6 @@ fn stages(c: &mut Criterion) {
         check_answers(&mut sim, &spatial, dt);
         let mut group = c.benchmark_group(format!("tick/{units}"));
         group.throughput(Throughput::Elements(u64::from(units)));
-        group.bench_function(BenchmarkId::from_parameter("formations"), |b| {
-            b.iter(|| {
-                let columns = sim.vehicles_mut();
-                black_box(formation::count_solo(columns.platoon))
-            })
-        });
         group.bench_function(BenchmarkId::from_parameter("steering"), |b| {
             b.iter(|| black_box(steer_once(&mut sim, &spatial, dt)))
         });

@@ -15,6 +15,7 @@ pub mod spatial;
 pub mod steer;
 pub mod vehicles;
 
+pub use formation::{Formation, PlatoonError, PlatoonId, PlatoonSpec};
 pub use glam;
 pub use instrument::{Budgets, Stage, TimingReport};
 pub use profile::{Profile, ProfileError};

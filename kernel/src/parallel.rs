@@ -30,6 +30,28 @@ pub fn for_each_chunk<T: Send>(output: &mut [T], work: impl Fn(usize, &mut [T]) 
     }
 }
 
+/// Like [`for_each_chunk`] over two columns cut alike: `work(first_row,
+/// a_rows, b_rows)`.
+pub fn for_each_chunk2<A: Send, B: Send>(
+    a: &mut [A],
+    b: &mut [B],
+    work: impl Fn(usize, &mut [A], &mut [B]) + Sync,
+) {
+    assert!(a.len() == b.len(), "columns differ in length");
+    let run = |(chunk, (a, b)): (usize, (&mut [A], &mut [B]))| work(chunk * CHUNK_ROWS, a, b);
+    if a.len() < PARALLEL_MIN_ROWS {
+        a.chunks_mut(CHUNK_ROWS)
+            .zip(b.chunks_mut(CHUNK_ROWS))
+            .enumerate()
+            .for_each(run);
+    } else {
+        a.par_chunks_mut(CHUNK_ROWS)
+            .zip(b.par_chunks_mut(CHUNK_ROWS))
+            .enumerate()
+            .for_each(run);
+    }
+}
+
 /// The numbered chunk of three columns, as zipped iterators yield it.
 type ChunkOf3<'a, A, B, C> = (usize, ((&'a mut [A], &'a mut [B]), &'a mut [C]));
 

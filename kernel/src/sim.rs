@@ -12,7 +12,7 @@ use glam::Vec2;
 use rayon::{ThreadPool, ThreadPoolBuilder};
 use thiserror::Error;
 
-use crate::formation;
+use crate::formation::{FormationStage, FormationWorld, Platoons};
 use crate::instrument::{Budgets, Counter, Gauges, Instruments, Stage, TimingReport};
 use crate::nav::service::Planner;
 use crate::nav::{PathRequest, PathService, PolygonNavigator, WorldMap};
@@ -154,16 +154,84 @@ pub struct Quality {
     /// Units without progress toward their drive-to point for 10 s at the
     /// last tick.
     pub stuck: usize,
+    /// Mean distance of platoon members from their slots over the
+    /// member-ticks, metres.
+    pub formation_error_mean_m: f64,
+    /// 95th percentile of that distance, metres (to 0.1 m).
+    pub formation_error_p95_m: f64,
+    /// Platoons whose members all stood on their destination spots at the
+    /// last tick.
+    pub platoons_arrived: usize,
+}
+
+/// Formation error samples: a histogram of 0.1 m bins (the last bin holds
+/// everything beyond) and an exact sum.
+#[derive(Clone, Debug, PartialEq)]
+struct FormationErrors {
+    bins: Vec<u64>,
+    sum_m: f64,
+    samples: u64,
+}
+
+/// Width of a formation-error histogram bin, metres.
+const ERROR_BIN_M: f64 = 0.1;
+/// Bins in the formation-error histogram (the last takes the overflow).
+const ERROR_BINS: usize = 2048;
+
+impl Default for FormationErrors {
+    fn default() -> FormationErrors {
+        FormationErrors {
+            bins: vec![0; ERROR_BINS],
+            sum_m: 0.0,
+            samples: 0,
+        }
+    }
+}
+
+impl FormationErrors {
+    fn add(&mut self, platoons: &Platoons) {
+        for (_, platoon) in platoons.iter() {
+            for &error in platoon.error.iter().filter(|error| error.is_finite()) {
+                let bin = (f64::from(error) / ERROR_BIN_M) as usize;
+                self.bins[bin.min(ERROR_BINS - 1)] += 1;
+                self.sum_m += f64::from(error);
+                self.samples += 1;
+            }
+        }
+    }
+
+    fn mean(&self) -> f64 {
+        if self.samples == 0 {
+            0.0
+        } else {
+            self.sum_m / self.samples as f64
+        }
+    }
+
+    /// The upper edge of the bin holding the 95th percentile.
+    fn p95(&self) -> f64 {
+        let wanted = (self.samples as f64 * 0.95).ceil() as u64;
+        let mut seen = 0;
+        for (bin, &count) in self.bins.iter().enumerate() {
+            seen += count;
+            if seen >= wanted && seen > 0 {
+                return (bin + 1) as f64 * ERROR_BIN_M;
+            }
+        }
+        0.0
+    }
 }
 
 /// Running sums behind [`Quality`].
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 struct QualityTotals {
     unit_ticks: u64,
     collisions: u64,
     driving_unit_ticks: u64,
     speed_fraction_sum: u64,
     last: steer::SteerStats,
+    formation: FormationErrors,
+    platoons_arrived: usize,
 }
 
 /// The simulation: vehicles, stages and instruments. Working memory is
@@ -174,6 +242,8 @@ pub struct Sim {
     pub(crate) vehicles: Vehicles,
     spatial: SpatialHash,
     pub(crate) paths: PathService,
+    pub(crate) platoons: Platoons,
+    formations: FormationStage,
     separation: Separation,
     instruments: Instruments,
     pub(crate) limits: UnitLimits,
@@ -223,6 +293,8 @@ impl Sim {
             vehicles: Vehicles::default(),
             spatial,
             paths: PathService::default(),
+            platoons: Platoons::default(),
+            formations: FormationStage::default(),
             separation,
             limits: UnitLimits::default(),
             reorder_scratch: Vec::new(),
@@ -269,8 +341,10 @@ impl Sim {
         Ok(id)
     }
 
-    /// Removes a unit; its handle becomes stale.
+    /// Removes a unit; its handle becomes stale. A platoon member leaves
+    /// its platoon first (see [`Sim::leave_platoon`]).
     pub fn despawn(&mut self, id: UnitId) -> Result<(), StaleUnit> {
+        self.leave_platoon(id).map_err(|_| StaleUnit(id))?;
         self.vehicles.despawn(id)
     }
 
@@ -280,8 +354,10 @@ impl Sim {
         let slots = self.vehicles.handle_parts().0.len();
         let threads = self.pool.current_num_threads();
         let planner = planner(&self.config);
+        let requests = units + self.platoons.records().len();
         self.paths
-            .reserve(units, slots.max(units), planner, threads);
+            .reserve(requests, slots.max(units), planner, threads);
+        self.formations.reserve(self.config.map.as_deref(), threads);
         self.separation.reserve(units);
         // The widest column is 16 bytes a row.
         self.reorder_scratch
@@ -301,7 +377,7 @@ impl Sim {
         {
             return Err(OrderError::OffMap(goal));
         }
-        self.paths.push(PathRequest { unit, goal });
+        self.paths.push(PathRequest::for_unit(unit, goal));
         Ok(())
     }
 
@@ -374,6 +450,9 @@ impl Sim {
                 totals.driving_unit_ticks,
             ),
             stuck: totals.last.stuck,
+            formation_error_mean_m: totals.formation.mean(),
+            formation_error_p95_m: totals.formation.p95(),
+            platoons_arrived: totals.platoons_arrived,
         }
     }
 
@@ -387,6 +466,8 @@ impl Sim {
             vehicles,
             spatial,
             paths,
+            platoons,
+            formations,
             separation,
             instruments,
             limits,
@@ -416,6 +497,7 @@ impl Sim {
             stages.run(Stage::Paths, || {
                 let served = paths.run(
                     vehicles,
+                    platoons,
                     planner(config),
                     config.max_path_nodes_per_tick,
                     config.max_path_requests_per_tick,
@@ -430,11 +512,25 @@ impl Sim {
                     Counter::max("queue_len", served.waiting as f64),
                 ]
             });
-            let mut columns = vehicles.columns_mut();
             stages.run(Stage::Formations, || {
-                let solo = formation::count_solo(columns.platoon);
-                [Counter::mean("solo_units", solo as f64)]
+                let world = FormationWorld {
+                    map: config.map.as_deref(),
+                    dt,
+                    tick: *tick,
+                };
+                let moved = formations.run(platoons, vehicles, world);
+                quality.formation.add(platoons);
+                quality.platoons_arrived = moved.arrived;
+                [
+                    Counter::mean("solo_units", moved.solo as f64),
+                    Counter::mean("platoons", moved.platoons as f64),
+                    Counter::mean("moving_platoons", moved.moving as f64),
+                    Counter::mean("waiting_platoons", moved.waiting as f64),
+                    Counter::mean("softened_slots", moved.softened as f64),
+                    Counter::max("platoons_arrived", moved.arrived as f64),
+                ]
             });
+            let mut columns = vehicles.columns_mut();
             stages.run(Stage::Steering, || {
                 let world = SteerWorld {
                     spatial,
@@ -504,6 +600,7 @@ impl Sim {
         self.instruments.reset();
         self.quality = QualityTotals {
             last: self.quality.last,
+            platoons_arrived: self.quality.platoons_arrived,
             ..QualityTotals::default()
         };
     }
@@ -556,11 +653,12 @@ impl Sim {
         self.vehicles = state.vehicles;
         self.paths.queue = state.path_queue;
         self.paths.routes = state.routes;
+        self.platoons = state.platoons;
         let slots = self.vehicles.handle_parts().0.len();
         let threads = self.pool.current_num_threads();
         let planner = planner(&self.config);
-        self.paths
-            .reserve(self.vehicles.len(), slots, planner, threads);
+        let requests = self.vehicles.len() + self.platoons.records().len();
+        self.paths.reserve(requests, slots, planner, threads);
         self.limits = state.limits;
         self.tick = state.tick;
         self.time_s = state.time_s;

@@ -5,11 +5,11 @@
 //! can hand the bug over. A snapshot restored at tick T reproduces the
 //! uninterrupted run's checksums from T on.
 //!
-//! # Format (version 1, little-endian)
+//! # Format (version 2, little-endian)
 //!
 //! ```text
 //! magic            8 bytes   "CONVOYSN"
-//! version          u32       1
+//! version          u32       2
 //! section count    u32       N
 //! section table    N × 56 bytes:
 //!     name         32 bytes  UTF-8, zero-padded
@@ -23,7 +23,10 @@
 //! Sections: `meta` (tick, map identity, unit count, largest top speed, simulated seconds), one `col.<name>` per
 //! vehicle column (the column's bytes, as [`crate::vehicles::Columns::bytes`]
 //! gives them), `handles` (the handle table), `free` (free handle slots, in
-//! order) and `paths` (waiting path requests, oldest first). Every byte of a
+//! order), `paths` (waiting path requests, oldest first), `routes` (the
+//! units' route corners), `platoons` (every platoon record, live or free, as
+//! [`crate::formation::Platoon`] bytes), `platoon_free` (free platoon slots)
+//! and `platoon_routes` (the platoons' route corners). Every byte of a
 //! file is covered by a checksum, so any bit flip or truncation is refused;
 //! a file is decoded completely and checked before anything is replaced, so
 //! a refused snapshot leaves the simulation as it was.
@@ -35,6 +38,7 @@ use bytemuck::{Pod, Zeroable};
 use thiserror::Error;
 use xxhash_rust::xxh3::xxh3_64;
 
+use crate::formation::{Platoon, Platoons};
 use crate::nav::{PathQueue, PathRequest, Routes};
 use crate::sim::{Sim, UnitLimits};
 use crate::vehicles::{Columns, HandleSlot, Vehicles};
@@ -42,7 +46,7 @@ use crate::vehicles::{Columns, HandleSlot, Vehicles};
 /// First bytes of every snapshot.
 pub const MAGIC: [u8; 8] = *b"CONVOYSN";
 /// The format version this build writes and reads.
-pub const VERSION: u32 = 1;
+pub const VERSION: u32 = 2;
 
 const NAME_BYTES: usize = 32;
 const TABLE_ENTRY_BYTES: usize = NAME_BYTES + 3 * 8;
@@ -112,6 +116,7 @@ pub(crate) struct State {
     pub(crate) vehicles: Vehicles,
     pub(crate) path_queue: PathQueue,
     pub(crate) routes: Routes,
+    pub(crate) platoons: Platoons,
     pub(crate) limits: UnitLimits,
 }
 
@@ -146,6 +151,19 @@ pub(crate) fn state_sections(sim: &Sim) -> Vec<(String, Cow<'_, [u8]>)> {
     sections.push((
         "routes".to_owned(),
         Cow::Borrowed(bytemuck::cast_slice(sim.paths.routes.as_slice())),
+    ));
+    let platoons = &sim.platoons;
+    sections.push((
+        "platoons".to_owned(),
+        Cow::Borrowed(bytemuck::cast_slice(platoons.records())),
+    ));
+    sections.push((
+        "platoon_free".to_owned(),
+        Cow::Borrowed(bytemuck::cast_slice(&platoons.free)),
+    ));
+    sections.push((
+        "platoon_routes".to_owned(),
+        Cow::Borrowed(bytemuck::cast_slice(platoons.routes().as_slice())),
     ));
     sections
 }
@@ -209,7 +227,10 @@ pub(crate) fn read(reader: &mut impl Read, map_identity: u64) -> Result<State, S
     let requests: Vec<PathRequest> = decode_many(section("paths")?, "paths")?;
     let route_points: Vec<glam::Vec2> = decode_many(section("routes")?, "routes")?;
     check_routes(&vehicles, &route_points)?;
+    let platoons = decode_platoons(&section)?;
+    check_members(&vehicles, &platoons)?;
     Ok(State {
+        platoons,
         tick: meta.tick,
         time_s: meta.time_s,
         vehicles,
@@ -236,6 +257,47 @@ fn check_routes(vehicles: &Vehicles, points: &[glam::Vec2]) -> Result<(), Snapsh
         if !fits {
             return Err(inconsistent(&format!(
                 "row {row} has a route of {len} points past the route buffer"
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// The platoon sections, with their reservations rebuilt.
+fn decode_platoons<'a>(
+    section: &impl Fn(&str) -> Result<&'a [u8], SnapshotError>,
+) -> Result<Platoons, SnapshotError> {
+    let records: Vec<Platoon> = decode_many(section("platoons")?, "platoons")?;
+    let free: Vec<u32> = decode_many(section("platoon_free")?, "platoon_free")?;
+    let points: Vec<glam::Vec2> = decode_many(section("platoon_routes")?, "platoon_routes")?;
+    let fits = points.len() >= records.len() * crate::nav::ROUTE_POINTS
+        && records
+            .iter()
+            .all(|platoon| platoon.route_len as usize <= crate::nav::ROUTE_POINTS);
+    if !fits {
+        return Err(inconsistent("a platoon route runs past the route buffer"));
+    }
+    Platoons::from_parts(records, free, Routes::from_points(points))
+        .map_err(SnapshotError::Inconsistent)
+}
+
+/// Every unit's platoon and slot must name a live platoon listing it.
+fn check_members(vehicles: &Vehicles, platoons: &Platoons) -> Result<(), SnapshotError> {
+    let columns = vehicles.columns();
+    for row in 0..vehicles.len() {
+        let (platoon, slot) = (columns.platoon()[row], columns.slot()[row]);
+        if platoon == crate::vehicles::NONE {
+            continue;
+        }
+        let listed = platoons
+            .records()
+            .get(platoon as usize)
+            .filter(|record| record.live == 1)
+            .and_then(|record| record.members.get(slot as usize))
+            .is_some_and(|&member| Some(member) == vehicles.id_at(row));
+        if !listed {
+            return Err(inconsistent(&format!(
+                "row {row} claims slot {slot} of platoon {platoon}, which does not list it"
             )));
         }
     }

@@ -256,6 +256,9 @@ columns! {
     kind: u8,
     /// Top speed, metres per second.
     max_speed: f32,
+    /// The speed steering drives at most this tick, m/s: the top speed, or
+    /// less where a platoon's speed modifier slows the unit (`formations`).
+    cruise_speed: f32,
     /// Largest gain of speed, metres per second squared.
     max_accel: f32,
     /// Largest loss of speed (braking), metres per second squared.
@@ -524,6 +527,7 @@ impl Vehicles {
             turn_radius: spec.turn_radius,
             shield: spec.shield,
             inv_mass: spec.inv_mass,
+            cruise_speed: spec.max_speed,
             platoon: NONE,
             slot: NONE,
             goal: spec.goal,

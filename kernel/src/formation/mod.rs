@@ -1,15 +1,549 @@
 //! Platoons and formations: the `formations` stage.
 //!
-//! A unit in no platoon drives where the `paths` stage points it (its
-//! route's next corner, or its goal). Platoon movement (Force 21 §4,
-//! Company of Heroes squad formations) will write formation slots here;
-//! until it lands the stage only counts the units in no platoon.
+//! Force 21 (Van Verth et al., "Formation-Based Pathfinding With
+//! Real-World Vehicles", §4) moves the platoon, not its vehicles: the
+//! platoon's own position travels along the path the `paths` stage planned
+//! for it, its heading turns toward each new leg as it approaches, and at
+//! the end it turns to the ordered facing. Its speed starts at the slowest
+//! member's top speed, falls as the farthest straggler drops behind its
+//! slot, and is zero — the platoon waits — once a straggler is more than
+//! `2 × maxspeed` away. Each member's drive-to point is its slot: a 2D
+//! offset ([`shape`]) turned to the platoon heading; a column instead walks
+//! back along the path ([`path`]) so it snakes round corners. A slot whose
+//! line from the lead crosses a blocked cell is pulled toward the column
+//! position on the path and released gradually (Force 21 fig. 7.4–7.6), or
+//! softened with a 64-cell bounded A* toward it (Company of Heroes).
+//!
+//! From Company of Heroes (Kozlowski & Ross, "Squad formations", AI Game
+//! Programming Wisdom 4) come the slot prediction — slots are placed around
+//! the platoon's position `lookahead_s` ahead on its path, oriented by the
+//! heading there; this also cancels the trailing that Force 21's drive-to
+//! law (half the distance when closer than top speed) gives a moving
+//! point — the speed modifier (a member ahead of its slot along the
+//! platoon's axis slows, one behind speeds up), per-member drift, formation
+//! context (wide wedge in the open, tight wedge where the ground is
+//! confined), hierarchical offsets (each slot from its parent's point),
+//! stable slot assignment ([`platoon`]) and a destination formation with
+//! reserved spots, so no two units end on the same spot.
+//!
+//! Formation changes morph: slots are interpolated from the old shape to
+//! the new over [`MORPH_S`], as Force 21's retrospective recommends.
+//!
+//! The stage has two passes, each deterministic whatever the thread
+//! count: platoons are advanced in parallel chunks (each writes only its
+//! own record), then each member row copies its slot's drive-to point and
+//! speed limit from its platoon's record.
 
-use crate::parallel::count_rows;
-use crate::vehicles::NONE;
+mod orders;
+pub mod path;
+pub mod platoon;
+pub mod shape;
 
-/// How many units are in no platoon.
-#[must_use]
-pub fn count_solo(platoon: &[u32]) -> usize {
-    count_rows(platoon.len(), |row| platoon[row] == NONE)
+use std::sync::Mutex;
+
+use glam::Vec2;
+use rayon::prelude::*;
+
+use crate::nav::{GridPlanner, Path, WorldMap};
+use crate::parallel::{count_rows, for_each_chunk2};
+use crate::random::unit_f32;
+use crate::steer::ARRIVE_RADIUS;
+use crate::vehicles::{NONE, Vehicles};
+use path::PathView;
+pub use platoon::{
+    EMPTY, Phase, Platoon, PlatoonError, PlatoonId, PlatoonSpec, Platoons, SlotRule, Softening,
+};
+pub use shape::{Formation, MAX_MEMBERS, to_world};
+
+/// Seconds a formation change takes to morph from the old slots to the new.
+pub const MORPH_S: f32 = 1.5;
+/// A pulled slot is released back toward its place at this fraction per
+/// second (Force 21: "interpolated back to the original formation
+/// position").
+pub const RELEASE_PER_S: f32 = 0.5;
+/// Cells the Company of Heroes softening search may expand.
+pub const SOFTENING_NODES: u32 = 64;
+/// Speed modifier gain: metres per second of change per metre ahead of or
+/// behind the slot along the platoon's axis.
+pub const SPEED_GAIN_PER_S: f32 = 0.5;
+/// A member within this distance of its destination spot has arrived.
+pub const SPOT_RADIUS: f32 = ARRIVE_RADIUS + 0.5;
+/// Platoons per parallel task.
+const PLATOON_CHUNK: usize = 64;
+/// Random stream of the drift.
+const DRIFT_STREAM: u64 = 11;
+
+/// What the `formations` stage sees besides the platoons and the columns.
+#[derive(Clone, Copy, Debug)]
+pub struct FormationWorld<'a> {
+    /// The terrain, if any: slots are softened against it.
+    pub map: Option<&'a WorldMap>,
+    /// Seconds this tick advances.
+    pub dt: f32,
+    /// The tick number (drift randomness).
+    pub tick: u64,
+}
+
+/// What one tick of the stage did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FormationStats {
+    /// Live platoons.
+    pub platoons: usize,
+    /// Platoons moving along their paths.
+    pub moving: usize,
+    /// Moving platoons stopped for a straggler.
+    pub waiting: usize,
+    /// Platoons whose members all stand on their destination spots.
+    pub arrived: usize,
+    /// Slots softened against the terrain this tick.
+    pub softened: usize,
+    /// Units in no platoon.
+    pub solo: usize,
+}
+
+/// The stage's working memory: a bounded-search context per worker.
+#[derive(Debug, Default)]
+pub struct FormationStage {
+    searches: Vec<Mutex<(GridPlanner, Path)>>,
+}
+
+impl FormationStage {
+    /// Makes one softening search context per worker of a `threads` pool
+    /// (plus one for a caller outside it), sized for `map`.
+    pub fn reserve(&mut self, map: Option<&WorldMap>, threads: usize) {
+        let Some(map) = map else { return };
+        if self.searches.len() < threads + 1 {
+            self.searches.resize_with(threads + 1, Mutex::default);
+        }
+        for search in &mut self.searches {
+            let (planner, path) = search
+                .get_mut()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            planner.reserve(map.grid());
+            path.cells.reserve(SOFTENING_NODES as usize * 8 + 1);
+        }
+    }
+
+    /// One tick: advance every platoon, then write members' drive-to
+    /// points and speed limits.
+    pub fn run(
+        &mut self,
+        platoons: &mut Platoons,
+        vehicles: &mut Vehicles,
+        world: FormationWorld<'_>,
+    ) -> FormationStats {
+        let searches = &self.searches;
+        let vehicles_read = &*vehicles;
+        let routes = &platoons.routes;
+        let advance_chunk = |(chunk, records): (usize, &mut [Platoon])| {
+            // Each worker only locks its own context: never contended.
+            let outside = searches.len().saturating_sub(1);
+            let worker = rayon::current_thread_index().map_or(outside, |i| i.min(outside));
+            let search = searches.get(worker);
+            let mut softened = 0;
+            for (offset, platoon) in records.iter_mut().enumerate() {
+                if platoon.live == 1 {
+                    let index = chunk * PLATOON_CHUNK + offset;
+                    let corners = &routes.of(index as u32)[..platoon.route_len as usize];
+                    softened += advance(platoon, index, corners, vehicles_read, world, search);
+                }
+            }
+            softened
+        };
+        let records = &mut platoons.records;
+        let softened: usize = if records.len() < 2 * PLATOON_CHUNK {
+            records
+                .chunks_mut(PLATOON_CHUNK)
+                .enumerate()
+                .map(advance_chunk)
+                .sum()
+        } else {
+            records
+                .par_chunks_mut(PLATOON_CHUNK)
+                .enumerate()
+                .map(advance_chunk)
+                .sum()
+        };
+        write_members(platoons, vehicles);
+        let mut stats = FormationStats {
+            softened,
+            solo: count_rows(vehicles.len(), |row| {
+                vehicles.columns().platoon()[row] == NONE
+            }),
+            ..FormationStats::default()
+        };
+        for (_, platoon) in platoons.iter() {
+            stats.platoons += 1;
+            match platoon.phase() {
+                Phase::Moving => {
+                    stats.moving += 1;
+                    stats.waiting += usize::from(platoon.speed == 0.0);
+                }
+                Phase::Arrived => stats.arrived += 1,
+                Phase::Holding | Phase::Planning | Phase::Settling => {}
+            }
+        }
+        stats
+    }
+}
+
+/// Copies each member's drive-to point and speed limit from its platoon.
+/// A member following its own path (the bad-position check) keeps the
+/// drive-to point the `paths` stage gave it.
+fn write_members(platoons: &Platoons, vehicles: &mut Vehicles) {
+    let records = &platoons.records;
+    let columns = vehicles.columns_mut();
+    let (platoon, slot, route_len, max_speed) = (
+        &*columns.platoon,
+        &*columns.slot,
+        &*columns.route_len,
+        &*columns.max_speed,
+    );
+    for_each_chunk2(
+        columns.drive_to,
+        columns.cruise_speed,
+        |first, drive_to, cruise| {
+            for offset in 0..drive_to.len() {
+                let row = first + offset;
+                if platoon[row] == NONE {
+                    cruise[offset] = max_speed[row];
+                    continue;
+                }
+                let record = &records[platoon[row] as usize];
+                let slot = slot[row] as usize;
+                // A member on its own path drives it at full speed.
+                cruise[offset] = if route_len[row] == 0 {
+                    drive_to[offset] = record.targets[slot];
+                    record.cruise[slot].min(max_speed[row])
+                } else {
+                    max_speed[row]
+                };
+            }
+        },
+    );
+}
+
+/// The members' rows, top speeds and yaw rates, `None` for empty slots.
+struct Members {
+    rows: [Option<usize>; MAX_MEMBERS],
+    slowest: f32,
+    turn_rate: f32,
+    last: usize,
+}
+
+fn members_of(platoon: &Platoon, vehicles: &Vehicles) -> Option<Members> {
+    let columns = vehicles.columns();
+    let mut members = Members {
+        rows: [None; MAX_MEMBERS],
+        slowest: f32::INFINITY,
+        turn_rate: f32::INFINITY,
+        last: 0,
+    };
+    for (slot, unit) in platoon.occupied() {
+        let Some(row) = vehicles.row_of(unit) else {
+            continue;
+        };
+        members.rows[slot] = Some(row);
+        members.slowest = members.slowest.min(columns.max_speed()[row]);
+        members.turn_rate = members.turn_rate.min(columns.turn_rate()[row]);
+        members.last = slot;
+    }
+    members.slowest.is_finite().then_some(members)
+}
+
+/// Advances one platoon a tick and writes its slots' targets, speed limits
+/// and errors into its record; returns how many slots were softened.
+fn advance(
+    platoon: &mut Platoon,
+    index: usize,
+    corners: &[Vec2],
+    vehicles: &Vehicles,
+    world: FormationWorld<'_>,
+    search: Option<&Mutex<(GridPlanner, Path)>>,
+) -> usize {
+    platoon.error = [f32::NAN; MAX_MEMBERS];
+    let Some(members) = members_of(platoon, vehicles) else {
+        platoon.speed = 0.0;
+        return 0;
+    };
+    let view = PathView {
+        start: platoon.path_start,
+        start_heading: platoon.start_heading,
+        corners,
+    };
+    let positions = vehicles.columns().position();
+    let dt = world.dt;
+    drift(platoon, index, &members, world.tick, dt);
+    choose_by_context(platoon, world.map);
+    platoon.morph = (platoon.morph + dt / MORPH_S).min(1.0);
+    let phase = platoon.phase();
+    let mut softened = 0;
+    if matches!(phase, Phase::Settling | Phase::Arrived) {
+        settle(platoon, &members, positions, dt);
+        return 0;
+    }
+    // Where each member should be now: its slot at the platoon's pose.
+    let now = Pose {
+        s: platoon.travelled,
+        anchor: platoon.position,
+        heading: platoon.heading,
+    };
+    let mut reference = [Vec2::ZERO; MAX_MEMBERS];
+    layout(platoon, &view, now, members.last, None, &mut reference);
+    // Drive-to points: while moving, the slots around the pose
+    // `lookahead_s` ahead on the path; holding, the slots where it stands.
+    let pose = if phase == Phase::Moving {
+        let lag = (0..=members.last)
+            .filter_map(|slot| Some(positions[members.rows[slot]?].distance(reference[slot])))
+            .fold(0.0, f32::max);
+        move_along(platoon, &view, &members, lag, dt);
+        let ahead = (platoon.travelled + platoon.speed * platoon.lookahead_s).min(view.length());
+        Pose {
+            s: ahead,
+            anchor: view.point_at(ahead),
+            heading: if ahead > platoon.travelled {
+                view.direction_at(ahead).to_angle()
+            } else {
+                platoon.heading
+            },
+        }
+    } else {
+        platoon.speed = 0.0;
+        now
+    };
+    let mut targets = [Vec2::ZERO; MAX_MEMBERS];
+    let soften = world.map.map(|map| Soften {
+        map,
+        search,
+        dt,
+        softened: &mut softened,
+    });
+    layout(platoon, &view, pose, members.last, soften, &mut targets);
+    let axis = Vec2::from_angle(platoon.heading);
+    for slot in 0..MAX_MEMBERS {
+        platoon.targets[slot] = targets[slot];
+        let Some(row) = members.rows[slot] else {
+            continue;
+        };
+        let off_slot = positions[row] - reference[slot];
+        let error = off_slot.length();
+        platoon.error[slot] = error;
+        // The speed modifier: a member near its slot slows by how far it is
+        // ahead along the platoon's axis and speeds up by how far behind;
+        // one farther away (round a corner, or a straggler the platoon
+        // waits for) just speeds up.
+        let ahead = off_slot.dot(axis);
+        let near = error <= platoon.spacing_m;
+        platoon.cruise[slot] = match phase {
+            Phase::Moving if near => (platoon.speed - SPEED_GAIN_PER_S * ahead).max(0.0),
+            Phase::Moving => platoon.speed + SPEED_GAIN_PER_S * error,
+            _ => f32::INFINITY,
+        };
+    }
+    softened
+}
+
+/// The platoon's place on its path: arc length, point and heading.
+#[derive(Clone, Copy, Debug)]
+struct Pose {
+    s: f32,
+    anchor: Vec2,
+    heading: f32,
+}
+
+/// Softening against the terrain (and where to count it).
+struct Soften<'a, 'b> {
+    map: &'a WorldMap,
+    search: Option<&'a Mutex<(GridPlanner, Path)>>,
+    dt: f32,
+    softened: &'b mut usize,
+}
+
+/// Force 21 speed and path following: speed from the slowest member and
+/// the farthest straggler, position along the path, heading toward the
+/// path a spacing ahead (so it turns as a corner approaches).
+fn move_along(platoon: &mut Platoon, view: &PathView<'_>, members: &Members, lag: f32, dt: f32) {
+    // Full speed while every member is within the arrival radius of its
+    // slot, slowing linearly to a stop at `2 × maxspeed` metres behind.
+    let limit = 2.0 * members.slowest;
+    platoon.speed = members.slowest * ((limit - lag) / (limit - ARRIVE_RADIUS)).clamp(0.0, 1.0);
+    let length = view.length();
+    platoon.travelled = (platoon.travelled + platoon.speed * dt).min(length);
+    platoon.position = view.point_at(platoon.travelled);
+    let ahead = view.point_at(platoon.travelled + platoon.spacing_m) - platoon.position;
+    if ahead.length_squared() > 1e-6 {
+        platoon.heading = turn_toward(platoon.heading, ahead.to_angle(), members.turn_rate * dt);
+    }
+    let complete = view.corners.last().is_none_or(|&end| end == platoon.goal);
+    if platoon.travelled >= length && complete {
+        platoon.phase = Phase::Settling as u32;
+        platoon.speed = 0.0;
+    }
+}
+
+/// At the end of the path: the heading turns to the ordered facing and
+/// members drive to their reserved spots; arrived once all stand there.
+fn settle(platoon: &mut Platoon, members: &Members, positions: &[Vec2], dt: f32) {
+    platoon.speed = 0.0;
+    if platoon.facing.is_finite() {
+        platoon.heading = turn_toward(platoon.heading, platoon.facing, members.turn_rate * dt);
+    }
+    let mut all_there = true;
+    for slot in 0..MAX_MEMBERS {
+        platoon.targets[slot] = platoon.spots[slot];
+        platoon.cruise[slot] = f32::INFINITY;
+        if let Some(row) = members.rows[slot] {
+            let error = positions[row].distance(platoon.spots[slot]);
+            platoon.error[slot] = error;
+            all_there &= error <= SPOT_RADIUS;
+        }
+    }
+    platoon.phase = if all_there {
+        Phase::Arrived as u32
+    } else {
+        Phase::Settling as u32
+    };
+}
+
+/// `heading` turned toward `wanted` by at most `step` radians.
+fn turn_toward(heading: f32, wanted: f32, step: f32) -> f32 {
+    let delta = crate::steer::dynamics::wrap_angle(wanted - heading);
+    crate::steer::dynamics::wrap_angle(heading + delta.clamp(-step, step))
+}
+
+/// Writes the point of every slot up to `last` for `pose` into `out`:
+/// each slot from its parent's point (hierarchical offsets), morphed from
+/// the previous shape, plus drift, softened when `soften` is given.
+fn layout(
+    platoon: &mut Platoon,
+    view: &PathView<'_>,
+    pose: Pose,
+    last: usize,
+    mut soften: Option<Soften<'_, '_>>,
+    out: &mut [Vec2; MAX_MEMBERS],
+) {
+    let spacing = platoon.spacing_m;
+    let weight = smoothstep(platoon.morph);
+    let (current, previous) = (platoon.formation(), platoon.previous_formation());
+    out[0] = pose.anchor;
+    for slot in 1..=last {
+        let place = |shape: Formation, out: &[Vec2; MAX_MEMBERS]| {
+            let column = view.point_at(pose.s - slot as f32 * spacing);
+            match shape.parent(slot) {
+                Some(parent) if !shape.follows_path() => {
+                    let step = (shape.offset(slot) - shape.offset(parent)) * spacing;
+                    out[parent] + to_world(step, pose.heading)
+                }
+                _ => column,
+            }
+        };
+        let mut ideal = place(current, out);
+        if weight < 1.0 {
+            ideal = place(previous, out).lerp(ideal, weight);
+        }
+        ideal += to_world(platoon.drift[slot], pose.heading);
+        out[slot] = match soften.as_mut() {
+            Some(soften) => {
+                let column = view.point_at(pose.s - slot as f32 * spacing);
+                soften_slot(platoon, slot, pose.anchor, ideal, column, soften)
+            }
+            None => ideal,
+        };
+    }
+}
+
+fn smoothstep(t: f32) -> f32 {
+    t * t * (3.0 - 2.0 * t)
+}
+
+/// A slot point the lead can see, on open ground: the ideal point if it
+/// is; else pulled toward the column point on the path (Force 21) or the
+/// nearest cell a bounded search from the lead reaches (Company of
+/// Heroes). Falls back to the column point, then the lead's own point.
+fn soften_slot(
+    platoon: &mut Platoon,
+    slot: usize,
+    anchor: Vec2,
+    ideal: Vec2,
+    column: Vec2,
+    soften: &mut Soften<'_, '_>,
+) -> Vec2 {
+    let map = soften.map;
+    let clear = |point: Vec2| map.segment_is_clear(anchor, point);
+    let fallback = if clear(column) { column } else { anchor };
+    match platoon.softening() {
+        Softening::PullToPath => {
+            let needed = [0.0, 0.25, 0.5, 0.75, 1.0]
+                .into_iter()
+                .find(|&t| clear(ideal.lerp(column, t)))
+                .unwrap_or(1.0);
+            let released = platoon.pull[slot] - RELEASE_PER_S * soften.dt;
+            platoon.pull[slot] = needed.max(released).max(0.0);
+            *soften.softened += usize::from(platoon.pull[slot] > 0.0);
+            let point = ideal.lerp(column, platoon.pull[slot]);
+            if clear(point) { point } else { fallback }
+        }
+        Softening::BoundedSearch => {
+            if clear(ideal) {
+                return ideal;
+            }
+            *soften.softened += 1;
+            search_toward(map, soften.search, anchor, ideal).unwrap_or(fallback)
+        }
+    }
+}
+
+/// The centre of the cell nearest `ideal` that a bounded A* from `anchor`
+/// expands.
+fn search_toward(
+    map: &WorldMap,
+    search: Option<&Mutex<(GridPlanner, Path)>>,
+    anchor: Vec2,
+    ideal: Vec2,
+) -> Option<Vec2> {
+    let (start, goal) = (map.cell_at(anchor)?, map.cell_at(ideal)?);
+    let mut guard = search?
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let (planner, path) = &mut *guard;
+    planner
+        .find_path_bounded_into(map.grid(), start, goal, SOFTENING_NODES, path)
+        .ok()?;
+    path.cells.last().map(|&cell| map.centre_of(cell))
+}
+
+/// Company of Heroes drift: each member's offset wanders within
+/// `drift_m`, a small random step per tick from a stateless hash.
+fn drift(platoon: &mut Platoon, index: usize, members: &Members, tick: u64, dt: f32) {
+    if platoon.drift_m <= 0.0 {
+        return;
+    }
+    for slot in 1..=members.last {
+        let draw = (index * MAX_MEMBERS + slot) as u64 ^ (tick << 20);
+        let angle = std::f32::consts::TAU * unit_f32(tick, DRIFT_STREAM, draw);
+        // A random walk of 0.5 radius per second, kept inside the disc.
+        let step = Vec2::from_angle(angle) * (0.5 * platoon.drift_m * dt);
+        platoon.drift[slot] = (platoon.drift[slot] + step).clamp_length_max(platoon.drift_m);
+    }
+}
+
+/// Formation context: a wide wedge where the ground is open two spacings
+/// either side of the platoon, a tight wedge where it is confined.
+fn choose_by_context(platoon: &mut Platoon, map: Option<&WorldMap>) {
+    let Some(map) = map.filter(|_| platoon.uses_context() && platoon.morph >= 1.0) else {
+        return;
+    };
+    let side = to_world(Vec2::Y * 2.0 * platoon.spacing_m, platoon.heading);
+    let open = map.segment_is_clear(platoon.position, platoon.position + side)
+        && map.segment_is_clear(platoon.position, platoon.position - side);
+    let wanted = if open {
+        Formation::WideWedge
+    } else {
+        Formation::TightWedge
+    };
+    if platoon.formation() != wanted {
+        platoon.previous_formation = platoon.formation;
+        platoon.formation = wanted as u32;
+        platoon.morph = 0.0;
+    }
 }

@@ -6,16 +6,67 @@
 use glam::Vec2;
 use std::collections::VecDeque;
 
+use crate::formation::PlatoonId;
 use crate::vehicles::UnitId;
 
-/// A unit asking for a route to `goal`.
+/// A unit or a platoon asking for a route to `goal`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct PathRequest {
-    /// Who moves.
+    /// Who moves: a unit's handle, or a platoon's when `for_platoon` is 1.
     pub unit: UnitId,
     /// Where to.
     pub goal: Vec2,
+    /// 1 when the route is a platoon's (Force 21: the platoon, not its
+    /// vehicles, follows the path).
+    pub for_platoon: u32,
+}
+
+/// Who a [`PathRequest`] plans for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Requester {
+    /// One unit.
+    Unit(UnitId),
+    /// A platoon.
+    Platoon(PlatoonId),
+}
+
+impl PathRequest {
+    /// A unit's request.
+    #[must_use]
+    pub fn for_unit(unit: UnitId, goal: Vec2) -> PathRequest {
+        PathRequest {
+            unit,
+            goal,
+            for_platoon: 0,
+        }
+    }
+
+    /// A platoon's request.
+    #[must_use]
+    pub fn for_platoon(platoon: PlatoonId, goal: Vec2) -> PathRequest {
+        PathRequest {
+            unit: UnitId {
+                index: platoon.index,
+                generation: platoon.generation,
+            },
+            goal,
+            for_platoon: 1,
+        }
+    }
+
+    /// Who it plans for.
+    #[must_use]
+    pub fn requester(&self) -> Requester {
+        if self.for_platoon == 1 {
+            Requester::Platoon(PlatoonId {
+                index: self.unit.index,
+                generation: self.unit.generation,
+            })
+        } else {
+            Requester::Unit(self.unit)
+        }
+    }
 }
 
 /// First-in, first-out path requests; working memory, reuse it every tick.

@@ -25,12 +25,14 @@ use glam::Vec2;
 
 use super::batch::{BatchPlanner, GridAnswer, GridQuery};
 use super::grid::Cell;
-use super::queue::{PathQueue, PathRequest};
+use super::queue::{PathQueue, PathRequest, Requester};
 use super::visgraph::{FactionId, PolygonNavigator, VisSearch};
 use super::world::{ROUTE_POINTS, Routes, WorldMap};
+use crate::formation::path::PathView;
+use crate::formation::{Phase, PlatoonId, Platoons};
 use crate::parallel::for_each_chunk3;
 use crate::steer::ARRIVE_RADIUS;
-use crate::vehicles::{NONE, VehicleKind, Vehicles};
+use crate::vehicles::{NONE, UnitId, VehicleKind, Vehicles};
 
 /// Requests planned together (one parallel batch). The same whatever the
 /// thread count, so which requests a tick serves never depends on it; the
@@ -40,6 +42,8 @@ pub const BATCH: usize = 8;
 /// in for a request with an end off the map (or a stale unit), and pads
 /// every batch to [`BATCH`].
 const UNANSWERABLE: GridQuery = GridQuery::new(Cell::new(u32::MAX, u32::MAX), Cell::new(0, 0));
+/// `follow`'s flag for a platoon member done with its own path.
+const DROP_ROUTE: u8 = 2;
 /// Each unit gets the bad-position check every this many ticks.
 pub const BAD_POSITION_CHECK_TICKS: u64 = 16;
 
@@ -135,18 +139,19 @@ impl PathService {
     pub fn run(
         &mut self,
         vehicles: &mut Vehicles,
+        platoons: &mut Platoons,
         planner: Planner<'_>,
         node_budget: u64,
         max_requests: usize,
         tick: u64,
     ) -> ServeStats {
-        let mut stats = self.serve(vehicles, planner, node_budget, max_requests);
+        let mut stats = self.serve(vehicles, platoons, planner, node_budget, max_requests);
         let grid = match planner {
             Planner::Grid(map) => Some(map),
             Planner::OpenField | Planner::Polygon(_) => None,
         };
         self.follow(vehicles, grid, tick);
-        stats.requested = self.queue_flagged(vehicles);
+        stats.requested = self.queue_flagged(vehicles) + self.queue_platoons(platoons);
         stats.waiting = self.queue.len();
         stats
     }
@@ -156,6 +161,7 @@ impl PathService {
     fn serve(
         &mut self,
         vehicles: &mut Vehicles,
+        platoons: &mut Platoons,
         planner: Planner<'_>,
         node_budget: u64,
         max_requests: usize,
@@ -171,128 +177,75 @@ impl PathService {
             self.batch.clear();
             self.batch
                 .extend((0..take).filter_map(|_| self.queue.pop()));
+            let mut movers = Movers {
+                vehicles: &mut *vehicles,
+                platoons: &mut *platoons,
+                routes: &mut self.routes,
+                stats: &mut stats,
+            };
             match planner {
-                Planner::Grid(map) => self.plan_batch(vehicles, map, &mut stats),
-                Planner::Polygon(nav) => self.plan_polygon(vehicles, nav, &mut stats),
-                Planner::OpenField => self.set_goals(vehicles, &mut stats),
+                Planner::Grid(map) => Self::plan_batch(
+                    &self.batch,
+                    &mut self.planner,
+                    &mut self.queries,
+                    &mut self.answers,
+                    &mut self.corners,
+                    map,
+                    &mut movers,
+                ),
+                Planner::Polygon(nav) => {
+                    let search = self.vis_search.get_or_insert_with(|| VisSearch::new(nav));
+                    plan_polygon(&self.batch, nav, search, &mut self.waypoints, &mut movers);
+                }
+                Planner::OpenField => {
+                    for request in &self.batch {
+                        movers.accept(request, Some(&[request.goal]));
+                    }
+                }
             }
         }
         stats
     }
 
-    /// The open field: each request just sets its unit's goal.
-    fn set_goals(&mut self, vehicles: &mut Vehicles, stats: &mut ServeStats) {
-        for request in &self.batch {
-            match vehicles.set_goal(request.unit, request.goal) {
-                Ok(()) => {
-                    clear_route(vehicles, request);
-                    stats.served += 1;
-                }
-                Err(_) => stats.dropped += 1,
-            }
-        }
-    }
-
     /// Plans the batch on the map and stores each route.
-    fn plan_batch(&mut self, vehicles: &mut Vehicles, map: &WorldMap, stats: &mut ServeStats) {
+    fn plan_batch(
+        batch: &[PathRequest],
+        planner: &mut BatchPlanner,
+        queries: &mut Vec<GridQuery>,
+        answers: &mut Vec<GridAnswer>,
+        corners: &mut Vec<Vec2>,
+        map: &WorldMap,
+        movers: &mut Movers<'_>,
+    ) {
         let grid = map.grid();
-        self.queries.clear();
-        for request in &self.batch {
-            let start = vehicles
-                .row_of(request.unit)
-                .and_then(|row| map.cell_at(vehicles.columns().position()[row]));
-            let goal = map.cell_at(request.goal);
-            let query = match (start, goal) {
+        queries.clear();
+        for request in batch {
+            let start = movers.start_of(request).and_then(|at| map.cell_at(at));
+            let query = match (start, map.cell_at(request.goal)) {
                 (Some(start), Some(goal)) => GridQuery::new(start, goal),
                 _ => UNANSWERABLE,
             };
-            self.queries.push(query);
+            queries.push(query);
         }
         // Always a full batch, so the answers and their path buffers are
         // never dropped and regrown; each buffer holds the longest possible
         // path after its first use.
-        self.queries.resize(BATCH, UNANSWERABLE);
-        self.planner.plan(grid, &self.queries, &mut self.answers);
-        for answer in &mut self.answers {
+        queries.resize(BATCH, UNANSWERABLE);
+        planner.plan(grid, queries, answers);
+        for answer in answers.iter_mut() {
             let room = grid.cell_count().saturating_sub(answer.path.cells.len());
             answer.path.cells.reserve(room);
         }
-        for (request, answer) in self.batch.iter().zip(&self.answers) {
-            stats.expanded += u64::from(answer.expanded);
-            if vehicles.set_goal(request.unit, request.goal).is_err() {
-                stats.dropped += 1;
-                continue;
-            }
-            stats.served += 1;
+        for (request, answer) in batch.iter().zip(answers.iter()) {
+            movers.stats.expanded += u64::from(answer.expanded);
             if answer.result.is_err() {
-                stats.unreachable += 1;
-                clear_route(vehicles, request);
+                movers.accept(request, None);
                 continue;
             }
-            map.corners_into(&answer.path, request.goal, &mut self.corners);
-            let row = vehicles.row_of(request.unit).expect("set_goal found it");
-            let slot = vehicles.columns().handle_slot()[row];
-            self.routes.store(slot, &self.corners);
-            let columns = vehicles.columns_mut();
-            columns.route_len[row] = self.corners.len() as u32;
-            columns.route_next[row] = 0;
-            columns.route_pending[row] = 0;
+            map.corners_into(&answer.path, request.goal, corners);
+            movers.accept(request, Some(corners));
         }
     }
-
-    /// Plans the batch over the visibility graph, one request after the
-    /// other (a graph query is short; the order is the queue's).
-    fn plan_polygon(
-        &mut self,
-        vehicles: &mut Vehicles,
-        nav: &PolygonNavigator,
-        stats: &mut ServeStats,
-    ) {
-        let search = self.vis_search.get_or_insert_with(|| VisSearch::new(nav));
-        for request in &self.batch {
-            let Some(row) = vehicles.row_of(request.unit) else {
-                stats.dropped += 1;
-                continue;
-            };
-            let start = vehicles.columns().position()[row];
-            let answer = nav.find_path(
-                start,
-                request.goal,
-                FactionId(0),
-                search,
-                &mut self.waypoints,
-            );
-            stats.served += 1;
-            vehicles
-                .set_goal(request.unit, request.goal)
-                .expect("row_of found it");
-            let Ok(cost) = answer else {
-                stats.unreachable += 1;
-                clear_route(vehicles, request);
-                continue;
-            };
-            stats.expanded += u64::from(cost.expanded);
-            // The waypoints start at the unit (or the free point nearest
-            // it); a route is what comes after, cut at ROUTE_POINTS.
-            let route = &self.waypoints[1.min(self.waypoints.len())..];
-            let cut = route.len() > ROUTE_POINTS;
-            let route = &route[..route.len().min(ROUTE_POINTS)];
-            if let (false, Some(&end)) = (cut, route.last()) {
-                // A goal inside an obstacle was moved to the nearest free
-                // point: that is where the unit goes.
-                vehicles
-                    .set_goal(request.unit, end)
-                    .expect("row_of found it");
-            }
-            let slot = vehicles.columns().handle_slot()[row];
-            self.routes.store(slot, route);
-            let columns = vehicles.columns_mut();
-            columns.route_len[row] = route.len() as u32;
-            columns.route_next[row] = 0;
-            columns.route_pending[row] = 0;
-        }
-    }
-
     /// Writes drive-to points from routes and flags units needing a path.
     fn follow(&mut self, vehicles: &mut Vehicles, map: Option<&WorldMap>, tick: u64) {
         self.flags.clear();
@@ -352,12 +305,20 @@ impl PathService {
                         } else {
                             corner
                         };
-                        // A cut route: at its last corner, ask for the rest.
-                        needs_path = reached && next + 1 == len && corner != goal[row];
                         next_rows[offset] = next;
-                        if platoon[row] == NONE {
+                        let solo = platoon[row] == NONE;
+                        if solo || next + 1 < len {
                             drive_to_rows[offset] = target;
                         }
+                        // A cut route: at its last corner, ask for the rest.
+                        // A platoon member follows its own path until its
+                        // last corner is in sight (Force 21 §5), then drops
+                        // it and drives for its slot again.
+                        if !solo && next + 1 == len {
+                            flag_rows[offset] = DROP_ROUTE;
+                            continue;
+                        }
+                        needs_path = solo && reached && next + 1 == len && corner != goal[row];
                     } else if platoon[row] == NONE {
                         drive_to_rows[offset] = goal[row];
                     }
@@ -376,11 +337,39 @@ impl PathService {
         );
     }
 
+    /// Queues a request for every moving platoon at the end of a cut
+    /// route (the platoon store was sized for one request per platoon).
+    fn queue_platoons(&mut self, platoons: &mut Platoons) -> usize {
+        let mut requested = 0;
+        for index in 0..platoons.records.len() {
+            let platoon = &mut platoons.records[index];
+            let at_cut_end = platoon.live == 1
+                && platoon.phase() == Phase::Moving
+                && platoon.route_pending == 0
+                && platoon.travelled >= platoon.route_length;
+            if !at_cut_end {
+                continue;
+            }
+            platoon.route_pending = 1;
+            let id = PlatoonId {
+                index: index as u32,
+                generation: platoon.generation,
+            };
+            self.queue.push(PathRequest::for_platoon(id, platoon.goal));
+            requested += 1;
+        }
+        requested
+    }
+
     /// Queues a request for every flagged unit (the queue was sized for
     /// every unit, and a unit has at most one request pending).
     fn queue_flagged(&mut self, vehicles: &mut Vehicles) -> usize {
         let mut requested = 0;
         for row in 0..self.flags.len() {
+            if self.flags[row] == DROP_ROUTE {
+                vehicles.columns_mut().route_len[row] = 0;
+                continue;
+            }
             if self.flags[row] == 0 {
                 continue;
             }
@@ -389,22 +378,132 @@ impl PathService {
             };
             let columns = vehicles.columns_mut();
             columns.route_pending[row] = 1;
-            self.queue.push(PathRequest {
-                unit,
-                goal: columns.goal[row],
-            });
+            // A platoon member's own path leads to its slot.
+            let goal = if columns.platoon[row] == NONE {
+                columns.goal[row]
+            } else {
+                columns.drive_to[row]
+            };
+            self.queue.push(PathRequest::for_unit(unit, goal));
             requested += 1;
         }
         requested
     }
 }
 
-/// The unit of `request` drives straight at its goal.
-fn clear_route(vehicles: &mut Vehicles, request: &PathRequest) {
-    if let Some(row) = vehicles.row_of(request.unit) {
-        let columns = vehicles.columns_mut();
-        columns.route_len[row] = 0;
+/// Everything a planned request may move: the units, the platoons, the
+/// units' routes and the tick's counts.
+struct Movers<'a> {
+    vehicles: &'a mut Vehicles,
+    platoons: &'a mut Platoons,
+    routes: &'a mut Routes,
+    stats: &'a mut ServeStats,
+}
+
+impl Movers<'_> {
+    /// Where the requester stands, if it still exists.
+    fn start_of(&self, request: &PathRequest) -> Option<Vec2> {
+        match request.requester() {
+            Requester::Unit(unit) => {
+                let row = self.vehicles.row_of(unit)?;
+                Some(self.vehicles.columns().position()[row])
+            }
+            Requester::Platoon(id) => self.platoons.get(id).map(|platoon| platoon.position),
+        }
+    }
+
+    /// Gives the requester `route` (its corners after the start), or the
+    /// straight line to its goal when there is no path (`None`). Counts
+    /// served, unreachable and dropped requests.
+    fn accept(&mut self, request: &PathRequest, route: Option<&[Vec2]>) {
+        let stored = match request.requester() {
+            Requester::Unit(unit) => self.accept_for_unit(unit, request.goal, route),
+            Requester::Platoon(id) => self.accept_for_platoon(id, request.goal, route),
+        };
+        if stored {
+            self.stats.served += 1;
+            self.stats.unreachable += usize::from(route.is_none());
+        } else {
+            self.stats.dropped += 1;
+        }
+    }
+
+    fn accept_for_unit(&mut self, unit: UnitId, goal: Vec2, route: Option<&[Vec2]>) -> bool {
+        let Some(row) = self.vehicles.row_of(unit) else {
+            return false;
+        };
+        // A platoon member's own path (the bad-position check) leads to its
+        // slot; its goal stays its destination spot.
+        if self.vehicles.columns().platoon()[row] == NONE {
+            self.vehicles.set_goal(unit, goal).expect("row_of found it");
+        }
+        let route = route.unwrap_or(&[]);
+        let slot = self.vehicles.columns().handle_slot()[row];
+        self.routes.store(slot, route);
+        let columns = self.vehicles.columns_mut();
+        // On the open field the goal is the whole route: no route needed.
+        columns.route_len[row] = if route == [goal] {
+            0
+        } else {
+            route.len() as u32
+        };
         columns.route_next[row] = 0;
         columns.route_pending[row] = 0;
+        true
+    }
+
+    fn accept_for_platoon(&mut self, id: PlatoonId, goal: Vec2, route: Option<&[Vec2]>) -> bool {
+        // No path: the platoon goes straight (its members still avoid walls
+        // by the softening and their own bad-position checks).
+        let route = route.unwrap_or(std::slice::from_ref(&goal));
+        let Ok(platoon) = self.platoons.get_mut(id) else {
+            return false;
+        };
+        platoon.path_start = platoon.position;
+        platoon.start_heading = platoon.heading;
+        platoon.travelled = 0.0;
+        platoon.route_len = route.len() as u32;
+        platoon.route_pending = 0;
+        platoon.phase = Phase::Moving as u32;
+        let view = PathView {
+            start: platoon.path_start,
+            start_heading: platoon.start_heading,
+            corners: route,
+        };
+        platoon.route_length = view.length();
+        self.platoons.routes.store(id.index, route);
+        true
+    }
+}
+
+/// Plans the batch over the visibility graph, one request after the other
+/// (a graph query is short; the order is the queue's).
+fn plan_polygon(
+    batch: &[PathRequest],
+    nav: &PolygonNavigator,
+    search: &mut VisSearch,
+    waypoints: &mut Vec<Vec2>,
+    movers: &mut Movers<'_>,
+) {
+    for request in batch {
+        let Some(start) = movers.start_of(request) else {
+            movers.stats.dropped += 1;
+            continue;
+        };
+        let Ok(cost) = nav.find_path(start, request.goal, FactionId(0), search, waypoints) else {
+            movers.accept(request, None);
+            continue;
+        };
+        movers.stats.expanded += u64::from(cost.expanded);
+        // The waypoints start at the mover (or the free point nearest it);
+        // a route is what comes after, cut at ROUTE_POINTS. A goal inside an
+        // obstacle was moved to the nearest free point: the route ends there.
+        let route = &waypoints[1.min(waypoints.len())..];
+        let route = &route[..route.len().min(ROUTE_POINTS)];
+        let mut request = *request;
+        if let (true, Some(&end)) = (route.len() < ROUTE_POINTS, route.last()) {
+            request.goal = end;
+        }
+        movers.accept(&request, Some(route));
     }
 }

@@ -74,6 +74,7 @@ pub fn steer_columns(columns: &mut ColumnsMut<'_>, world: SteerWorld<'_>) -> Ste
         altitude,
         shield,
         max_speed,
+        cruise_speed,
         max_brake,
         turn_rate,
         drive_to,
@@ -86,8 +87,9 @@ pub fn steer_columns(columns: &mut ColumnsMut<'_>, world: SteerWorld<'_>) -> Ste
     } = columns;
     let (position, velocity, heading, altitude, shield) =
         (&**position, &**velocity, &**heading, &**altitude, &**shield);
-    let (max_speed, max_brake, turn_rate, drive_to, goal, steer_mode) = (
+    let (max_speed, cruise_speed, max_brake, turn_rate, drive_to, goal, steer_mode) = (
         &**max_speed,
+        &**cruise_speed,
         &**max_brake,
         &**turn_rate,
         &**drive_to,
@@ -126,7 +128,7 @@ pub fn steer_columns(columns: &mut ColumnsMut<'_>, world: SteerWorld<'_>) -> Ste
                     let seek = seek::drive_to_velocity(
                         me.position,
                         target,
-                        max_speed[unit],
+                        cruise_speed[unit],
                         max_brake[unit],
                     );
                     let mut search = ThreatSearch::new(me, seek);

@@ -1,0 +1,362 @@
+//! Platoon movement on grid maps: formation error stays bounded on a
+//! straight route and through a swamp, no drive-to point is ever in a wall,
+//! the platoon arrives with every member on its own spot, the lead can be
+//! lost, reinforcements join with no swaps, formation changes morph, bad
+//! input is refused, and the result is the same on 1 and 2 threads and
+//! after a snapshot.
+
+use std::sync::Arc;
+
+use convoy::formation::{Phase, SlotRule};
+use convoy::glam::Vec2;
+use convoy::nav::{Cell, GridMap, Mobility, Terrain, WorldMap};
+use convoy::{Formation, PlatoonId, PlatoonSpec, Sim, SimConfig, UnitId, UnitSpec, VehicleKind};
+
+const DT: f32 = 1.0 / 30.0;
+const CELL: f32 = 4.0;
+
+fn sim_on(map: &GridMap, threads: usize) -> Sim {
+    let world = WorldMap::new(map, Mobility::GROUND, Vec2::ZERO, CELL).expect("valid");
+    let mut config = SimConfig::new(world.bounds());
+    config.threads = threads;
+    config.map = Some(Arc::new(world));
+    // Separation does not know the map and can push a unit into a wall;
+    // these tests check what formations and steering do.
+    config.separation_iterations = 0;
+    Sim::new(config).expect("valid config")
+}
+
+fn at(x: f32, y: f32) -> Vec2 {
+    Vec2::new(x, y) * CELL
+}
+
+/// Five units of `kind` standing in their slots round `lead`, facing east.
+fn platoon(sim: &mut Sim, kind: VehicleKind, lead: Vec2, spec: &PlatoonSpec) -> PlatoonId {
+    let members: Vec<UnitId> = (0..5)
+        .map(|k| {
+            let slot = lead + spec.formation.offset(k) * spec.spacing_m;
+            let spec = UnitSpec::new(kind, slot);
+            sim.spawn(&spec).expect("valid unit")
+        })
+        .collect();
+    sim.create_platoon(&members, spec).expect("valid platoon")
+}
+
+/// What a scripted run saw.
+#[derive(Debug, Default)]
+struct Seen {
+    ticks: usize,
+    worst_error_m: f32,
+    mean_error_m: f64,
+}
+
+/// Steps until every platoon has arrived (or `ticks` run out), checking
+/// at every tick that no drive-to point and no unit centre is on a
+/// blocked cell, and measuring formation error and, for columns, each
+/// member's distance from the platoon's path.
+fn run(sim: &mut Sim, map: &GridMap, ticks: usize) -> Seen {
+    let blocked = |point: Vec2| {
+        let cell = Cell::new((point.x / CELL) as u32, (point.y / CELL) as u32);
+        map.terrain(cell) != Some(Terrain::Open) && map.terrain(cell) != Some(Terrain::Swamp)
+    };
+    let mut seen = Seen::default();
+    let (mut sum, mut samples) = (0.0, 0u64);
+    for tick in 0..ticks {
+        sim.step(DT);
+        let columns = sim.vehicles().columns();
+        for row in 0..sim.vehicles().len() {
+            let (drive_to, position) = (columns.drive_to()[row], columns.position()[row]);
+            assert!(
+                !blocked(drive_to),
+                "row {row} drives to {drive_to}, a wall (tick {tick})"
+            );
+            assert!(
+                !blocked(position),
+                "row {row} is in a wall at {position} (tick {tick})"
+            );
+        }
+        let mut all_arrived = true;
+        for (_, platoon) in sim.platoons().iter() {
+            all_arrived &= platoon.phase() == Phase::Arrived;
+            // Formation error while moving (settling is the destination
+            // formation, measured by arrival).
+            if platoon.phase() != Phase::Moving || tick < 60 {
+                continue;
+            }
+            for &error in platoon.error.iter().filter(|e| e.is_finite()) {
+                seen.worst_error_m = seen.worst_error_m.max(error);
+                sum += f64::from(error);
+                samples += 1;
+            }
+        }
+        if all_arrived {
+            seen.ticks = tick;
+            break;
+        }
+    }
+    seen.mean_error_m = if samples == 0 {
+        0.0
+    } else {
+        sum / samples as f64
+    };
+    seen
+}
+
+/// Every member of every platoon stands within the spot radius of a spot
+/// no other unit has.
+fn assert_on_distinct_spots(sim: &Sim) {
+    let mut spots: Vec<Vec2> = Vec::new();
+    for (_, platoon) in sim.platoons().iter() {
+        assert_eq!(platoon.phase(), Phase::Arrived, "{platoon:?}");
+        for (slot, unit) in platoon.occupied() {
+            let row = sim.vehicles().row_of(unit).expect("live");
+            let spot = platoon.spots[slot];
+            let position = sim.vehicles().columns().position()[row];
+            assert!(position.distance(spot) <= convoy::formation::SPOT_RADIUS);
+            spots.push(spot);
+        }
+    }
+    for (i, a) in spots.iter().enumerate() {
+        for b in &spots[..i] {
+            assert!(a.distance(*b) >= 2.9, "spots {a} and {b} are shared");
+        }
+    }
+}
+
+fn open_map() -> GridMap {
+    GridMap::open(80, 60).expect("valid size")
+}
+
+#[test]
+fn a_wedge_drives_straight_and_keeps_its_shape() {
+    let map = open_map();
+    let mut sim = sim_on(&map, 2);
+    let id = platoon(
+        &mut sim,
+        VehicleKind::Tracked,
+        at(10.0, 30.0),
+        &PlatoonSpec::force21(Formation::Wedge),
+    );
+    sim.order_platoon(id, at(70.0, 30.0), None).expect("valid");
+    let seen = run(&mut sim, &map, 3000);
+    assert!(seen.ticks > 0, "never arrived: {seen:?}");
+    // Members spawned in their slots stay within a third of a spacing on
+    // average and never more than a spacing and a third away.
+    let spacing = f64::from(PlatoonSpec::default().spacing_m);
+    assert!(seen.mean_error_m < spacing / 3.0, "{seen:?}");
+    assert!(
+        f64::from(seen.worst_error_m) < 4.0 * spacing / 3.0,
+        "{seen:?}"
+    );
+    assert_on_distinct_spots(&sim);
+    let quality = sim.quality();
+    assert_eq!(quality.platoons_arrived, 1);
+    assert!(
+        quality.formation_error_mean_m > 0.0
+            && quality.formation_error_p95_m >= quality.formation_error_mean_m
+    );
+}
+
+/// Swamp slows the members; the platoon slows with them and still arrives
+/// in shape.
+#[test]
+fn a_platoon_crosses_a_swamp() {
+    let mut map = open_map();
+    for y in 0..60 {
+        for x in 35..45 {
+            map.set(Cell::new(x, y), Terrain::Swamp);
+        }
+    }
+    let mut sim = sim_on(&map, 1);
+    let id = platoon(
+        &mut sim,
+        VehicleKind::Wheeled,
+        at(15.0, 30.0),
+        &PlatoonSpec::force21(Formation::Wedge),
+    );
+    sim.order_platoon(id, at(65.0, 30.0), None).expect("valid");
+    let seen = run(&mut sim, &map, 6000);
+    assert!(seen.ticks > 0, "never arrived: {seen:?}");
+    // Slowed members fall behind; the platoon slows with them and keeps
+    // them within a spacing on average.
+    assert!(
+        seen.mean_error_m < f64::from(PlatoonSpec::default().spacing_m),
+        "{seen:?}"
+    );
+    assert_on_distinct_spots(&sim);
+}
+
+#[test]
+fn losing_the_lead_does_not_stop_the_platoon_and_a_reinforcement_takes_the_hole() {
+    let map = open_map();
+    for rule in [SlotRule::Fixed, SlotRule::Packed] {
+        let mut sim = sim_on(&map, 2);
+        let mut spec = PlatoonSpec::force21(Formation::Wedge);
+        spec.slots = rule;
+        let id = platoon(&mut sim, VehicleKind::Tracked, at(10.0, 30.0), &spec);
+        sim.order_platoon(id, at(70.0, 30.0), None).expect("valid");
+        for _ in 0..120 {
+            sim.step(DT);
+        }
+        let before = sim.platoons().get(id).expect("valid").members;
+        sim.despawn(before[0]).expect("valid");
+        let after = sim.platoons().get(id).expect("valid").members;
+        let moved = (1..5).filter(|&slot| after[slot] != before[slot]).count();
+        match rule {
+            // Fixed: the lead slot stays empty, nobody moves.
+            SlotRule::Fixed => assert_eq!(moved, 0),
+            // Packed: only the last member moves, into the hole.
+            SlotRule::Packed => {
+                assert_eq!(after[0], before[4]);
+                assert_eq!(moved, 1);
+            }
+        }
+        let recruit = sim
+            .spawn(&UnitSpec::new(VehicleKind::Tracked, at(5.0, 30.0)))
+            .expect("valid");
+        let slot = sim.join_platoon(id, recruit).expect("valid");
+        let joined = sim.platoons().get(id).expect("valid").members;
+        assert_eq!(joined[slot], recruit);
+        assert_eq!(
+            (0..16)
+                .filter(|&s| s != slot && joined[s] != after[s])
+                .count(),
+            0
+        );
+        let seen = run(&mut sim, &map, 4000);
+        assert!(
+            seen.ticks > 0,
+            "{rule:?}: never arrived after losing the lead: {seen:?}"
+        );
+        assert_on_distinct_spots(&sim);
+    }
+}
+
+#[test]
+fn a_formation_change_morphs_instead_of_jumping() {
+    let map = open_map();
+    let mut sim = sim_on(&map, 1);
+    let id = platoon(
+        &mut sim,
+        VehicleKind::Tracked,
+        at(20.0, 30.0),
+        &PlatoonSpec::force21(Formation::Wedge),
+    );
+    for _ in 0..200 {
+        sim.step(DT);
+    }
+    let target = |sim: &Sim| sim.platoons().get(id).expect("valid").targets[4];
+    let mut last = target(&sim);
+    sim.set_formation(id, Formation::Line).expect("valid");
+    let spacing = PlatoonSpec::force21(Formation::Wedge).spacing_m;
+    for _ in 0..120 {
+        sim.step(DT);
+        let now = target(&sim);
+        // The full jump is 1.4 spacings; no tick moves it a tenth of that.
+        assert!(now.distance(last) < 0.14 * spacing, "{last} → {now}");
+        last = now;
+    }
+    let platoon = sim.platoons().get(id).expect("valid");
+    let line = platoon.position
+        + convoy::formation::to_world(Formation::Line.offset(4) * spacing, platoon.heading);
+    assert!(last.distance(line) < 1e-3, "{last} vs {line}");
+}
+
+#[test]
+fn bad_platoon_input_is_refused_with_nothing_changed() {
+    let map = open_map();
+    let mut sim = sim_on(&map, 1);
+    let id = platoon(
+        &mut sim,
+        VehicleKind::Tracked,
+        at(20.0, 30.0),
+        &PlatoonSpec::default(),
+    );
+    let solo = sim
+        .spawn(&UnitSpec::new(VehicleKind::Tracked, at(5.0, 5.0)))
+        .expect("valid");
+    let member = sim.platoons().get(id).expect("valid").members[1];
+    let checksum = sim.checksum();
+    assert!(
+        sim.order_platoon(id, Vec2::new(f32::NAN, 0.0), None)
+            .is_err()
+    );
+    assert!(sim.order_platoon(id, at(500.0, 5.0), None).is_err());
+    assert!(
+        sim.order_platoon(id, at(50.0, 5.0), Some(f32::INFINITY))
+            .is_err()
+    );
+    assert!(sim.create_platoon(&[], &PlatoonSpec::default()).is_err());
+    assert!(
+        sim.create_platoon(&[solo, solo], &PlatoonSpec::default())
+            .is_err()
+    );
+    assert!(
+        sim.create_platoon(&[solo, member], &PlatoonSpec::default())
+            .is_err()
+    );
+    let bad = PlatoonSpec {
+        spacing_m: -1.0,
+        ..PlatoonSpec::default()
+    };
+    let error = sim.create_platoon(&[solo], &bad).expect_err("refused");
+    assert!(error.to_string().contains("spacing_m"), "{error}");
+    sim.disband_platoon(id).expect("valid");
+    let after_disband = sim.checksum();
+    assert_ne!(checksum, after_disband);
+    assert!(sim.order_platoon(id, at(50.0, 5.0), None).is_err());
+    assert_eq!(sim.checksum(), after_disband);
+}
+
+#[test]
+fn platoons_are_bit_identical_on_one_and_two_threads_and_survive_a_snapshot() {
+    let mut map = open_map();
+    for y in 10..50 {
+        map.set(Cell::new(40, y), Terrain::Blocked);
+    }
+    let build = |threads| {
+        let mut sim = sim_on(&map, threads);
+        for k in 0..12 {
+            let mut spec = if k % 2 == 0 {
+                PlatoonSpec::force21(Formation::ALL[k % 9])
+            } else {
+                PlatoonSpec::squad(6.0)
+            };
+            spec.slots = SlotRule::Packed;
+            let kind = [
+                VehicleKind::Tracked,
+                VehicleKind::Wheeled,
+                VehicleKind::Infantry,
+            ][k % 3];
+            let id = platoon(
+                &mut sim,
+                kind,
+                at(8.0 + 2.0 * k as f32, 5.0 + 4.5 * k as f32),
+                &spec,
+            );
+            sim.order_platoon(id, at(70.0, 55.0 - 4.5 * k as f32), None)
+                .expect("valid");
+        }
+        sim
+    };
+    let (mut one, mut two) = (build(1), build(2));
+    for _ in 0..300 {
+        one.step(DT);
+        two.step(DT);
+    }
+    assert_eq!(one.checksum(), two.checksum());
+    let mut saved = Vec::new();
+    one.save(&mut saved).expect("valid");
+    let mut restored = build(1);
+    restored.restore(&mut saved.as_slice()).expect("valid");
+    assert_eq!(restored.checksum(), one.checksum());
+    for _ in 0..300 {
+        one.step(DT);
+        restored.step(DT);
+    }
+    assert_eq!(restored.checksum(), one.checksum());
+    assert_eq!(
+        restored.quality().platoons_arrived,
+        one.quality().platoons_arrived
+    );
+}
