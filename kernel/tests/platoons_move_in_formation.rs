@@ -1,12 +1,14 @@
-//! Platoon movement on grid maps: formation error stays bounded on a
-//! straight route and through a swamp, no drive-to point is ever in a wall,
-//! the platoon arrives with every member on its own spot, the lead can be
-//! lost, reinforcements join with no swaps, formation changes morph, bad
-//! input is refused, and the result is the same on 1 and 2 threads and
-//! after a snapshot.
+//! Platoon movement on grid maps, over scripted routes (straight, a 90°
+//! turn, a narrow gap, a swamp): formation error stays bounded, a column
+//! stays on its path, no drive-to point and no unit is ever in a wall, the
+//! platoon arrives with every member on its own spot, the lead can be lost,
+//! reinforcements join with no swaps, formation changes morph, bad input is
+//! refused, and the result is the same on 1 and 2 threads and after a
+//! snapshot.
 
 use std::sync::Arc;
 
+use convoy::formation::path::PathView;
 use convoy::formation::{Phase, SlotRule};
 use convoy::glam::Vec2;
 use convoy::nav::{Cell, GridMap, Mobility, Terrain, WorldMap};
@@ -48,6 +50,7 @@ struct Seen {
     ticks: usize,
     worst_error_m: f32,
     mean_error_m: f64,
+    worst_column_gap_m: f32,
 }
 
 /// Steps until every platoon has arrived (or `ticks` run out), checking
@@ -76,7 +79,7 @@ fn run(sim: &mut Sim, map: &GridMap, ticks: usize) -> Seen {
             );
         }
         let mut all_arrived = true;
-        for (_, platoon) in sim.platoons().iter() {
+        for (id, platoon) in sim.platoons().iter() {
             all_arrived &= platoon.phase() == Phase::Arrived;
             // Formation error while moving (settling is the destination
             // formation, measured by arrival).
@@ -87,6 +90,10 @@ fn run(sim: &mut Sim, map: &GridMap, ticks: usize) -> Seen {
                 seen.worst_error_m = seen.worst_error_m.max(error);
                 sum += f64::from(error);
                 samples += 1;
+            }
+            if platoon.formation() == Formation::Column {
+                let gap = worst_gap_from_path(sim, id);
+                seen.worst_column_gap_m = seen.worst_column_gap_m.max(gap);
             }
         }
         if all_arrived {
@@ -100,6 +107,32 @@ fn run(sim: &mut Sim, map: &GridMap, ticks: usize) -> Seen {
         sum / samples as f64
     };
     seen
+}
+
+/// The largest distance of a member of platoon `id` from its path (sampled
+/// every metre from 80 m behind its start to its end).
+fn worst_gap_from_path(sim: &Sim, id: PlatoonId) -> f32 {
+    let platoon = sim.platoons().get(id).expect("live");
+    let corners = &sim.platoons().routes().of(id.index)[..platoon.route_len as usize];
+    let view = PathView {
+        start: platoon.path_start,
+        start_heading: platoon.start_heading,
+        corners,
+    };
+    let samples: Vec<Vec2> = (-80..=view.length().ceil() as i32)
+        .map(|s| view.point_at(s as f32))
+        .collect();
+    platoon
+        .occupied()
+        .map(|(_, unit)| {
+            let row = sim.vehicles().row_of(unit).expect("live");
+            let position = sim.vehicles().columns().position()[row];
+            samples
+                .iter()
+                .map(|point| point.distance(position))
+                .fold(f32::INFINITY, f32::min)
+        })
+        .fold(0.0, f32::max)
 }
 
 /// Every member of every platoon stands within the spot radius of a spot
@@ -359,4 +392,59 @@ fn platoons_are_bit_identical_on_one_and_two_threads_and_survive_a_snapshot() {
         restored.quality().platoons_arrived,
         one.quality().platoons_arrived
     );
+}
+
+/// A block fills the north-west: the path runs east below it, turns 90°
+/// at its corner and runs north. A column must snake along the path.
+#[test]
+fn a_column_snakes_round_a_right_angle_turn_on_its_path() {
+    let mut map = open_map();
+    for y in 16..60 {
+        for x in 0..40 {
+            map.set(Cell::new(x, y), Terrain::Blocked);
+        }
+    }
+    let mut sim = sim_on(&map, 2);
+    let id = platoon(
+        &mut sim,
+        VehicleKind::Tracked,
+        at(20.0, 8.0),
+        &PlatoonSpec::force21(Formation::Column),
+    );
+    sim.order_platoon(id, at(50.0, 50.0), None).expect("valid");
+    let seen = run(&mut sim, &map, 6000);
+    assert!(seen.ticks > 0, "never arrived: {seen:?}");
+    assert!(seen.worst_column_gap_m < 8.0, "{seen:?}");
+    assert_on_distinct_spots(&sim);
+}
+
+/// A 3-cell gap in a long wall: the line formation squeezes through (the
+/// Force 21 pull toward the path), and the squad version through its
+/// bounded searches.
+#[test]
+fn a_line_squeezes_through_a_narrow_gap_both_ways() {
+    let mut map = open_map();
+    for y in (0..60).filter(|y| !(28..31).contains(y)) {
+        map.set(Cell::new(40, y), Terrain::Blocked);
+    }
+    for spec in [PlatoonSpec::force21(Formation::Line), {
+        let mut squad = PlatoonSpec::squad(6.0);
+        squad.context = false;
+        squad.formation = Formation::Line;
+        squad
+    }] {
+        let mut sim = sim_on(&map, 2);
+        let id = platoon(&mut sim, VehicleKind::Tracked, at(20.0, 29.5), &spec);
+        sim.order_platoon(id, at(60.0, 29.5), None).expect("valid");
+        let seen = run(&mut sim, &map, 9000);
+        assert!(seen.ticks > 0, "{spec:?} never arrived: {seen:?}");
+        assert_on_distinct_spots(&sim);
+        assert!(
+            sim.instruments()
+                .report()
+                .0
+                .iter()
+                .any(|stage| stage.name == "formations")
+        );
+    }
 }

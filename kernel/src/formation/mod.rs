@@ -45,7 +45,7 @@ use glam::Vec2;
 use rayon::prelude::*;
 
 use crate::nav::{GridPlanner, Path, WorldMap};
-use crate::parallel::{count_rows, for_each_chunk2};
+use crate::parallel::{count_rows, for_each_chunk3};
 use crate::random::unit_f32;
 use crate::steer::ARRIVE_RADIUS;
 use crate::vehicles::{NONE, Vehicles};
@@ -187,7 +187,8 @@ impl FormationStage {
     }
 }
 
-/// Copies each member's drive-to point and speed limit from its platoon.
+/// Copies each member's drive-to point, speed limit and final facing from
+/// its platoon.
 /// A member following its own path (the bad-position check) keeps the
 /// drive-to point the `paths` stage gave it.
 fn write_members(platoons: &Platoons, vehicles: &mut Vehicles) {
@@ -199,10 +200,11 @@ fn write_members(platoons: &Platoons, vehicles: &mut Vehicles) {
         &*columns.route_len,
         &*columns.max_speed,
     );
-    for_each_chunk2(
+    for_each_chunk3(
         columns.drive_to,
         columns.cruise_speed,
-        |first, drive_to, cruise| {
+        columns.final_heading,
+        |first, drive_to, cruise, final_heading| {
             for offset in 0..drive_to.len() {
                 let row = first + offset;
                 if platoon[row] == NONE {
@@ -211,6 +213,12 @@ fn write_members(platoons: &Platoons, vehicles: &mut Vehicles) {
                 }
                 let record = &records[platoon[row] as usize];
                 let slot = slot[row] as usize;
+                // Members take the ordered facing on their spots (the
+                // platoon's last heading change, Force 21 §4).
+                final_heading[offset] = match record.phase() {
+                    Phase::Settling | Phase::Arrived => record.facing,
+                    Phase::Holding | Phase::Planning | Phase::Moving => f32::NAN,
+                };
                 // A member on its own path drives it at full speed.
                 cruise[offset] = if route_len[row] == 0 {
                     drive_to[offset] = record.targets[slot];
@@ -289,7 +297,24 @@ fn advance(
         heading: platoon.heading,
     };
     let mut reference = [Vec2::ZERO; MAX_MEMBERS];
-    layout(platoon, &view, now, members.last, None, &mut reference);
+    let soften = |remember, softened| {
+        world.map.map(|map| Soften {
+            map,
+            search,
+            dt,
+            remember,
+            softened,
+        })
+    };
+    let mut uncounted = 0;
+    layout(
+        platoon,
+        &view,
+        now,
+        members.last,
+        soften(false, &mut uncounted),
+        &mut reference,
+    );
     // Drive-to points: while moving, the slots around the pose
     // `lookahead_s` ahead on the path; holding, the slots where it stands.
     let pose = if phase == Phase::Moving {
@@ -298,33 +323,47 @@ fn advance(
             .fold(0.0, f32::max);
         move_along(platoon, &view, &members, lag, dt);
         let ahead = (platoon.travelled + platoon.speed * platoon.lookahead_s).min(view.length());
+        // The heading there: the platoon's, turned toward that point's
+        // carrot as far as it can turn in the lookahead.
+        let turn = members.turn_rate * platoon.lookahead_s;
         Pose {
             s: ahead,
             anchor: view.point_at(ahead),
-            heading: if ahead > platoon.travelled {
-                view.direction_at(ahead).to_angle()
-            } else {
-                platoon.heading
-            },
+            heading: carrot_heading(&view, ahead, platoon.spacing_m)
+                .map_or(platoon.heading, |wanted| {
+                    turn_toward(platoon.heading, wanted, turn)
+                }),
         }
     } else {
         platoon.speed = 0.0;
         now
     };
     let mut targets = [Vec2::ZERO; MAX_MEMBERS];
-    let soften = world.map.map(|map| Soften {
-        map,
-        search,
-        dt,
-        softened: &mut softened,
-    });
-    layout(platoon, &view, pose, members.last, soften, &mut targets);
+    layout(
+        platoon,
+        &view,
+        pose,
+        members.last,
+        soften(true, &mut softened),
+        &mut targets,
+    );
     let axis = Vec2::from_angle(platoon.heading);
     for slot in 0..MAX_MEMBERS {
         platoon.targets[slot] = targets[slot];
         let Some(row) = members.rows[slot] else {
             continue;
         };
+        if let Some(map) = world.map {
+            let along = (pose.s, pose.s - slot as f32 * platoon.spacing_m);
+            platoon.targets[slot] = visible_target(
+                map,
+                &view,
+                positions[row],
+                targets[slot],
+                along,
+                platoon.spacing_m,
+            );
+        }
         let off_slot = positions[row] - reference[slot];
         let error = off_slot.length();
         platoon.error[slot] = error;
@@ -356,6 +395,9 @@ struct Soften<'a, 'b> {
     map: &'a WorldMap,
     search: Option<&'a Mutex<(GridPlanner, Path)>>,
     dt: f32,
+    /// Whether this layout updates the slots' pull and the count (the
+    /// drive-to layout does; the reference layout only reads them).
+    remember: bool,
     softened: &'b mut usize,
 }
 
@@ -370,15 +412,22 @@ fn move_along(platoon: &mut Platoon, view: &PathView<'_>, members: &Members, lag
     let length = view.length();
     platoon.travelled = (platoon.travelled + platoon.speed * dt).min(length);
     platoon.position = view.point_at(platoon.travelled);
-    let ahead = view.point_at(platoon.travelled + platoon.spacing_m) - platoon.position;
-    if ahead.length_squared() > 1e-6 {
-        platoon.heading = turn_toward(platoon.heading, ahead.to_angle(), members.turn_rate * dt);
+    if let Some(wanted) = carrot_heading(view, platoon.travelled, platoon.spacing_m) {
+        platoon.heading = turn_toward(platoon.heading, wanted, members.turn_rate * dt);
     }
     let complete = view.corners.last().is_none_or(|&end| end == platoon.goal);
     if platoon.travelled >= length && complete {
         platoon.phase = Phase::Settling as u32;
         platoon.speed = 0.0;
     }
+}
+
+/// The direction from the path point at `s` to the one `lead` metres
+/// further (so the heading turns as a corner approaches); `None` at the
+/// end of the path.
+fn carrot_heading(view: &PathView<'_>, s: f32, lead: f32) -> Option<f32> {
+    let ahead = view.point_at(s + lead) - view.point_at(s);
+    (ahead.length_squared() > 1e-6).then(|| ahead.to_angle())
 }
 
 /// At the end of the path: the heading turns to the ordered facing and
@@ -442,7 +491,10 @@ fn layout(
             ideal = place(previous, out).lerp(ideal, weight);
         }
         ideal += to_world(platoon.drift[slot], pose.heading);
-        out[slot] = match soften.as_mut() {
+        // A column's points are on the path, which is clear: only offset
+        // slots are softened.
+        let on_path = current.follows_path() && weight >= 1.0;
+        out[slot] = match soften.as_mut().filter(|_| !on_path) {
             Some(soften) => {
                 let column = view.point_at(pose.s - slot as f32 * spacing);
                 soften_slot(platoon, slot, pose.anchor, ideal, column, soften)
@@ -477,20 +529,53 @@ fn soften_slot(
                 .into_iter()
                 .find(|&t| clear(ideal.lerp(column, t)))
                 .unwrap_or(1.0);
-            let released = platoon.pull[slot] - RELEASE_PER_S * soften.dt;
-            platoon.pull[slot] = needed.max(released).max(0.0);
-            *soften.softened += usize::from(platoon.pull[slot] > 0.0);
-            let point = ideal.lerp(column, platoon.pull[slot]);
+            let pull = if soften.remember {
+                let released = platoon.pull[slot] - RELEASE_PER_S * soften.dt;
+                platoon.pull[slot] = needed.max(released).max(0.0);
+                *soften.softened += usize::from(platoon.pull[slot] > 0.0);
+                platoon.pull[slot]
+            } else {
+                needed.max(platoon.pull[slot])
+            };
+            let point = ideal.lerp(column, pull);
             if clear(point) { point } else { fallback }
         }
         Softening::BoundedSearch => {
             if clear(ideal) {
                 return ideal;
             }
-            *soften.softened += 1;
+            *soften.softened += usize::from(soften.remember);
             search_toward(map, soften.search, anchor, ideal).unwrap_or(fallback)
         }
     }
+}
+
+/// Path points a member round a corner looks at beyond its column
+/// position, each half a spacing further back.
+const LOOK_BACK_STEPS: usize = 8;
+
+/// `target` if the member at `from` can drive straight to it; else the
+/// farthest point along the path it can see, walking back from `ahead`
+/// (the slots' pose) past its column position `behind` (it is round a
+/// corner the path goes round: it rejoins the path). If none is in sight,
+/// `target`: the member is in a bad position, and the `paths` stage's
+/// check gives it its own path.
+fn visible_target(
+    map: &WorldMap,
+    view: &PathView<'_>,
+    from: Vec2,
+    target: Vec2,
+    (ahead, behind): (f32, f32),
+    spacing: f32,
+) -> Vec2 {
+    if map.segment_is_clear(from, target) {
+        return target;
+    }
+    let steps = ((ahead - behind) / (0.5 * spacing)).ceil().max(0.0) as usize + LOOK_BACK_STEPS;
+    (0..=steps)
+        .map(|step| view.point_at(ahead - 0.5 * spacing * step as f32))
+        .find(|&point| map.segment_is_clear(from, point))
+        .unwrap_or(target)
 }
 
 /// The centre of the cell nearest `ideal` that a bounded A* from `anchor`

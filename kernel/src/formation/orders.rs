@@ -88,7 +88,8 @@ impl Sim {
         platoon.phase = Phase::Planning as u32;
         let already_queued = platoon.route_pending == 1;
         platoon.route_pending = 1;
-        self.place_spots(id);
+        self.place_spots(id, true);
+        let goal = self.platoons.records[id.index as usize].goal;
         if !already_queued {
             self.paths.push(PathRequest::for_platoon(id, goal));
         }
@@ -109,7 +110,7 @@ impl Sim {
             platoon.morph = 0.0;
         }
         if platoon.phase() != Phase::Holding {
-            self.place_spots(id);
+            self.place_spots(id, false);
         }
         Ok(())
     }
@@ -124,7 +125,7 @@ impl Sim {
         platoon.members[slot] = unit;
         self.seat(unit, id, slot);
         if self.platoons.records[id.index as usize].phase() != Phase::Holding {
-            self.place_spots(id);
+            self.place_spots(id, false);
         }
         Ok(slot)
     }
@@ -158,7 +159,7 @@ impl Sim {
             self.seat(moved, id, to);
         }
         if self.platoons.records[index as usize].phase() != Phase::Holding {
-            self.place_spots(id);
+            self.place_spots(id, false);
         }
         Ok(())
     }
@@ -196,30 +197,49 @@ impl Sim {
     fn seat(&mut self, unit: UnitId, id: PlatoonId, slot: usize) {
         let platoon = &self.platoons.records[id.index as usize];
         let ordered = platoon.phase() != Phase::Holding;
-        let (spot, facing) = (platoon.spots[slot], platoon.facing);
+        let spot = platoon.spots[slot];
         let row = self.vehicles.row_of(unit).expect("a live member");
         let columns = self.vehicles.columns_mut();
         columns.platoon[row] = id.index;
         columns.slot[row] = slot as u32;
         columns.route_len[row] = 0;
         if ordered {
-            columns.final_heading[row] = facing;
             self.vehicles.set_goal(unit, spot).expect("a live member");
         }
     }
 
     /// Recomputes and reserves the destination spot of every occupied
     /// slot of platoon `id` (the old ones are released first), and makes
-    /// each spot its member's goal.
-    fn place_spots(&mut self, id: PlatoonId) {
+    /// each spot its member's goal. With `move_goal` (a new order) the
+    /// whole destination formation may move to the nearest place where
+    /// every spot is free, and the platoon's goal with it, so platoons sent
+    /// to one place stand side by side instead of interleaved; otherwise,
+    /// or where no such place is near, each spot moves on its own.
+    fn place_spots(&mut self, id: PlatoonId, move_goal: bool) {
         let record = self.platoons.records[id.index as usize];
         release_spots(&mut self.platoons, &record);
         let map = self.config.map.clone();
+        let map = map.as_deref();
         let mut placed = record;
+        let gap = spot_gap(&record);
+        // A moved formation keeps two gaps from other platoons' spots, so
+        // nobody has to drive between parked units to reach a spot.
+        let fits = |shift: Vec2| {
+            record.occupied().all(|(slot, _)| {
+                let point = destination_slot(&record, slot) + shift;
+                self.spot_usable(&record, point, map)
+                    && self.platoons.spot_is_free(point, 2.0 * gap)
+            })
+        };
+        if move_goal && let Some(shift) = nearest_fitting_shift(&record, gap, fits) {
+            placed.goal += shift;
+        }
         placed.reserved_spots = 0;
         for (slot, _) in record.occupied() {
-            let ideal = destination_slot(&record, slot);
-            let spot = self.free_spot(&record, ideal, map.as_deref());
+            let ideal = destination_slot(&placed, slot);
+            let spot = rings(ideal, gap)
+                .find(|&point| self.spot_usable(&placed, point, map))
+                .unwrap_or(ideal);
             self.platoons.reserve_spot(spot);
             placed.spots[slot] = spot;
             placed.reserved_spots |= 1 << slot;
@@ -230,38 +250,60 @@ impl Sim {
         }
     }
 
-    /// `ideal` if it is open, reachable from the platoon's goal and at
-    /// least a gap from every reserved spot; else the nearest such point on
-    /// rings around it; `ideal` itself if none is.
-    fn free_spot(&self, platoon: &Platoon, ideal: Vec2, map: Option<&WorldMap>) -> Vec2 {
-        let gap = platoon.spacing_m.min(SPOT_GAP_M) * 0.999;
-        let goal_cell = map.and_then(|map| map.cell_at(platoon.goal));
-        let usable = |point: Vec2| {
-            let open = match (map, goal_cell) {
-                (Some(map), Some(goal)) => map
-                    .cell_at(point)
-                    .is_some_and(|cell| map.grid().connected(goal, cell)),
-                (Some(map), None) => map.cell_at(point).is_some(),
-                (None, _) => true,
-            };
-            open && self.platoons.spot_is_free(point, gap)
+    /// Whether `point` can be a destination spot of `platoon`: open,
+    /// reachable from its goal, and a gap from every reserved spot.
+    fn spot_usable(&self, platoon: &Platoon, point: Vec2, map: Option<&WorldMap>) -> bool {
+        let open = match (map, map.and_then(|map| map.cell_at(platoon.goal))) {
+            (Some(map), Some(goal)) => map
+                .cell_at(point)
+                .is_some_and(|cell| map.grid().connected(goal, cell)),
+            (Some(map), None) => map.cell_at(point).is_some(),
+            (None, _) => true,
         };
-        if usable(ideal) {
-            return ideal;
-        }
-        for ring in 1..=SPOT_RINGS {
-            let radius = gap * ring as f32;
-            let around = 8 * ring;
-            for step in 0..around {
-                let angle = std::f32::consts::TAU * step as f32 / around as f32;
-                let candidate = ideal + Vec2::from_angle(angle) * radius;
-                if usable(candidate) {
-                    return candidate;
-                }
-            }
-        }
-        ideal
+        open && self.platoons.spot_is_free(point, spot_gap(platoon))
     }
+}
+
+/// How far apart `platoon`'s spots and any other reserved spot must be.
+fn spot_gap(platoon: &Platoon) -> f32 {
+    platoon.spacing_m.min(SPOT_GAP_M) * 0.999
+}
+
+/// The smallest move of `platoon`'s destination formation for which
+/// `fits` holds: the innermost ring (`step` apart) with a fitting move, and
+/// on it the one whose goal is nearest the platoon, so a late arrival
+/// stops on its own side of those already there instead of driving
+/// through them.
+fn nearest_fitting_shift(
+    platoon: &Platoon,
+    step: f32,
+    fits: impl Fn(Vec2) -> bool,
+) -> Option<Vec2> {
+    if fits(Vec2::ZERO) {
+        return Some(Vec2::ZERO);
+    }
+    let from_platoon = |shift: &Vec2| (platoon.goal + *shift).distance_squared(platoon.position);
+    (1..=SPOT_RINGS).find_map(|ring| {
+        ring_points(Vec2::ZERO, step, ring)
+            .filter(|&shift| fits(shift))
+            .min_by(|a, b| from_platoon(a).total_cmp(&from_platoon(b)))
+    })
+}
+
+/// The points of ring `ring` (`ring × step` from `centre`, `8 × ring` of
+/// them).
+fn ring_points(centre: Vec2, step: f32, ring: usize) -> impl Iterator<Item = Vec2> {
+    let around = 8 * ring;
+    (0..around).map(move |k| {
+        let angle = std::f32::consts::TAU * k as f32 / around as f32;
+        centre + Vec2::from_angle(angle) * (step * ring as f32)
+    })
+}
+
+/// `centre`, then points on [`SPOT_RINGS`] rings around it, `step` apart.
+fn rings(centre: Vec2, step: f32) -> impl Iterator<Item = Vec2> {
+    std::iter::once(centre)
+        .chain((1..=SPOT_RINGS).flat_map(move |ring| ring_points(centre, step, ring)))
 }
 
 /// Where `slot` stands at the platoon's goal, facing its ordered facing.

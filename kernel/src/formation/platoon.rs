@@ -542,8 +542,9 @@ impl Platoons {
     /// Whether no reserved spot lies within `gap` of `spot`.
     pub(crate) fn spot_is_free(&self, spot: Vec2, gap: f32) -> bool {
         let (x, y) = Self::spot_key(spot);
-        (-1..=1).all(|dx| {
-            (-1..=1).all(|dy| {
+        let reach = (gap / SPOT_GAP_M).ceil() as i32;
+        (-reach..=reach).all(|dx| {
+            (-reach..=reach).all(|dy| {
                 self.reserved
                     .get(&(x + dx, y + dy))
                     .is_none_or(|spots| spots.iter().all(|other| other.distance(spot) >= gap))
