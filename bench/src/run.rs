@@ -164,8 +164,12 @@ fn run_once(
         sim.trace_ticks(remaining as usize);
     }
     let progress = progress_bar(remaining, args.quiet);
+    let orders = convoy::scenario::Orders::new(profile, &sim);
     let started = Instant::now();
     for _ in 0..remaining {
+        orders
+            .before_step(&mut sim)
+            .map_err(|error| CliError::Setup(format!("{source}: {error}")))?;
         sim.step(profile.run.dt);
         progress.inc(1);
         let tick = sim.tick_count();

@@ -11,6 +11,7 @@ use std::time::Duration;
 use serde::Deserialize;
 use thiserror::Error;
 
+use crate::formation::{Formation, MAX_MEMBERS, PlatoonSpec};
 use crate::instrument::{Budgets, Stage};
 use crate::steer::field::OrbitingBody;
 use crate::vehicles::{SteerMode, VehicleKind};
@@ -43,6 +44,9 @@ pub struct Profile {
     /// Terrain to plan on; absent: an open field.
     #[serde(default)]
     pub map: Option<MapSection>,
+    /// Units grouped into platoons, and their orders.
+    #[serde(default)]
+    pub platoons: PlatoonsSection,
     /// Frame and stage budgets.
     pub budget: BudgetSection,
 }
@@ -131,6 +135,61 @@ fn default_clearance() -> f64 {
 
 fn default_road_cost() -> f64 {
     0.5
+}
+
+/// How a profile's platoons move.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PlatoonStyle {
+    /// Force 21 platoons ([`crate::formation::PlatoonSpec::force21`]).
+    #[default]
+    Force21,
+    /// Company of Heroes squads ([`crate::formation::PlatoonSpec::squad`]).
+    Squad,
+}
+
+/// `[platoons]`: units grouped into platoons, moved by platoon orders.
+#[derive(Clone, Copy, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct PlatoonsSection {
+    /// Units per platoon (0: no platoons, every unit moves alone; at most
+    /// 16).
+    pub size: u32,
+    /// Force 21 platoons or Company of Heroes squads.
+    pub style: PlatoonStyle,
+    /// The starting shape (squads choose theirs from the ground).
+    pub formation: Formation,
+    /// Distance between slots, metres (> 0).
+    pub spacing_m: f32,
+    /// Every platoon gets a new move order this often, seconds, staggered
+    /// across platoons (0: only the first order).
+    pub reorder_every_s: f32,
+}
+
+impl Default for PlatoonsSection {
+    fn default() -> PlatoonsSection {
+        PlatoonsSection {
+            size: 0,
+            style: PlatoonStyle::Force21,
+            formation: Formation::Wedge,
+            spacing_m: 12.0,
+            reorder_every_s: 0.0,
+        }
+    }
+}
+
+impl PlatoonsSection {
+    /// The spec each platoon is created with.
+    #[must_use]
+    pub fn spec(&self) -> PlatoonSpec {
+        let mut spec = match self.style {
+            PlatoonStyle::Force21 => PlatoonSpec::force21(self.formation),
+            PlatoonStyle::Squad => PlatoonSpec::squad(self.spacing_m),
+        };
+        spec.formation = self.formation;
+        spec.spacing_m = self.spacing_m;
+        spec
+    }
 }
 
 /// `[scenario]`: the units.
@@ -508,6 +567,15 @@ impl Profile {
                 "give at least one kind a weight above 0".into(),
             );
         }
+        let platoons = &self.platoons;
+        if platoons.size as usize > MAX_MEMBERS {
+            return fail(
+                "platoons.size",
+                format!("must be at most {MAX_MEMBERS}, was {}", platoons.size),
+            );
+        }
+        check_positive("platoons.spacing_m", platoons.spacing_m)?;
+        check_non_negative("platoons.reorder_every_s", platoons.reorder_every_s)?;
         if let Some(cell) = self.world.cell_size_m {
             check_positive("world.cell_size_m", cell)?;
         }

@@ -6,9 +6,10 @@ use glam::Vec2;
 
 use std::sync::Arc;
 
+use crate::formation::{PlatoonId, to_world};
 use crate::nav::polygon::{load_mesh, load_polygon_map};
 use crate::nav::{Cell, GraphConfig, Mobility, PolygonNavigator, WorldMap, load_map};
-use crate::profile::{KindMix, Layout, Profile, ScenarioSection};
+use crate::profile::{KindMix, Layout, PlatoonsSection, Profile, ScenarioSection};
 use crate::random::unit_f32;
 use crate::sim::{ConfigError, Sim, SimConfig};
 use crate::spatial::Bounds;
@@ -31,24 +32,44 @@ pub struct Placement {
     pub units: Vec<UnitSpec>,
     /// The rectangle holding every spawn point and goal.
     pub extent: Bounds,
+    /// The units of each platoon (indices into `units`, lead first), when
+    /// the profile has `[platoons]`; a platoon's goal is its lead's.
+    pub platoons: Vec<Vec<usize>>,
 }
 
 /// Places the units of `scenario` with random choices drawn from `seed`,
-/// on `map` when the layout needs one (profile validation guarantees it).
+/// on `map` when the layout needs one (profile validation guarantees it),
+/// grouped as `platoons` says.
 #[must_use]
-pub fn place(scenario: &ScenarioSection, seed: u64, map: Option<&WorldMap>) -> Placement {
+pub fn place(
+    scenario: &ScenarioSection,
+    platoons: &PlatoonsSection,
+    seed: u64,
+    map: Option<&WorldMap>,
+) -> Placement {
     match (scenario.layout, map) {
-        (Layout::Scatter, Some(map)) => scatter(scenario, seed, map),
-        _ => crossing(scenario, seed),
+        (Layout::Scatter, Some(map)) => scatter(scenario, platoons, seed, map),
+        _ => crossing(scenario, platoons.size as usize, seed),
     }
 }
 
-/// Each unit on a random open cell, bound for a random open cell it can
-/// reach (flyers: any open cell).
-fn scatter(scenario: &ScenarioSection, seed: u64, map: &WorldMap) -> Placement {
-    let units = (0..u64::from(scenario.units))
-        .map(|index| {
-            let kind = pick_kind(&scenario.mix, unit_f32(seed, KIND_STREAM, index));
+/// Each unit (or each platoon's lead, its members in their slots round
+/// it) on a random open cell, bound for a random open cell it can reach
+/// (flyers: any open cell).
+fn scatter(
+    scenario: &ScenarioSection,
+    platoons: &PlatoonsSection,
+    seed: u64,
+    map: &WorldMap,
+) -> Placement {
+    let size = (platoons.size as usize).max(1);
+    let mut units = Vec::with_capacity(scenario.units as usize);
+    let mut groups = Vec::new();
+    let mut lead = UnitSpec::new(VehicleKind::Tracked, Vec2::ZERO);
+    for index in 0..u64::from(scenario.units) {
+        let kind = pick_kind(&scenario.mix, unit_f32(seed, KIND_STREAM, index));
+        let slot = index as usize % size;
+        let mut spec = if slot == 0 {
             let start = open_cell(map, seed, 2 * index, |_| true);
             let flies = kind.handling().flies;
             let goal = open_cell(map, seed, 2 * index + 1, |cell| {
@@ -57,13 +78,37 @@ fn scatter(scenario: &ScenarioSection, seed: u64, map: &WorldMap) -> Placement {
             let mut spec = UnitSpec::new(kind, map.centre_of(start));
             spec.goal = map.centre_of(goal);
             spec.heading = std::f32::consts::TAU * unit_f32(seed, JITTER_X_STREAM, index);
-            spec.max_speed *= 0.9 + 0.2 * unit_f32(seed, SPEED_STREAM, index);
+            if platoons.size > 0 {
+                groups.push(Vec::with_capacity(size));
+            }
+            lead = spec;
             spec
-        })
-        .collect();
+        } else {
+            // In its slot round the lead, or on the lead's cell if that is
+            // blocked (separation spreads them).
+            let offset = platoons.formation.offset(slot) * platoons.spacing_m;
+            let wanted = lead.position + to_world(offset, lead.heading);
+            let open = map.cell_at(wanted).is_some_and(|cell| {
+                map.grid().passable(cell) && map.segment_is_clear(lead.position, wanted)
+            });
+            let mut spec = UnitSpec::new(kind, if open { wanted } else { lead.position });
+            spec.goal = lead.goal;
+            spec.heading = lead.heading;
+            spec
+        };
+        spec.max_speed *= 0.9 + 0.2 * unit_f32(seed, SPEED_STREAM, index);
+        if platoons.size > 0 {
+            groups
+                .last_mut()
+                .expect("a lead came first")
+                .push(units.len());
+        }
+        units.push(spec);
+    }
     Placement {
         units,
         extent: map.bounds(),
+        platoons: groups,
     }
 }
 
@@ -71,35 +116,45 @@ fn scatter(scenario: &ScenarioSection, seed: u64, map: &WorldMap) -> Placement {
 /// then a scan from the last draw (so it always ends on a map with one).
 fn open_cell(map: &WorldMap, seed: u64, draw: u64, wanted: impl Fn(Cell) -> bool) -> Cell {
     let grid = map.grid();
-    let (width, height) = (grid.width(), grid.height());
     let fits = |cell: Cell| grid.passable(cell) && wanted(cell);
     let mut cell = Cell::new(0, 0);
     for attempt in 0..CELL_ATTEMPTS {
         let stream = draw * CELL_ATTEMPTS + attempt;
-        let x = (unit_f32(seed, CELL_X_STREAM, stream) * width as f32) as u32;
-        let y = (unit_f32(seed, CELL_Y_STREAM, stream) * height as f32) as u32;
-        cell = Cell::new(x.min(width - 1), y.min(height - 1));
+        cell = random_cell(map, seed, (CELL_X_STREAM, CELL_Y_STREAM), stream);
         if fits(cell) {
             return cell;
         }
     }
-    let cells = grid.cell_count() as u64;
-    let first = u64::from(cell.y) * u64::from(width) + u64::from(cell.x);
+    scan_from(map, cell, fits)
+}
+
+/// A cell drawn uniformly from `(seed, streams, draw)`.
+fn random_cell(map: &WorldMap, seed: u64, (x_stream, y_stream): (u64, u64), draw: u64) -> Cell {
+    let (width, height) = (map.grid().width(), map.grid().height());
+    let x = (unit_f32(seed, x_stream, draw) * width as f32) as u32;
+    let y = (unit_f32(seed, y_stream, draw) * height as f32) as u32;
+    Cell::new(x.min(width - 1), y.min(height - 1))
+}
+
+/// The first cell for which `fits` holds, scanning row by row from
+/// `first` (wrapping round); `first` if none does.
+fn scan_from(map: &WorldMap, first: Cell, fits: impl Fn(Cell) -> bool) -> Cell {
+    let width = u64::from(map.grid().width());
+    let cells = map.grid().cell_count() as u64;
+    let start = u64::from(first.y) * width + u64::from(first.x);
     (0..cells)
         .map(|step| {
-            let index = (first + step) % cells;
-            Cell::new(
-                (index % u64::from(width)) as u32,
-                (index / u64::from(width)) as u32,
-            )
+            let index = (start + step) % cells;
+            Cell::new((index % width) as u32, (index / width) as u32)
         })
         .find(|&cell| fits(cell))
-        .unwrap_or(cell)
+        .unwrap_or(first)
 }
 
 /// Two square blocks `gap_m` apart on the x axis; each unit is bound for its
-/// mirror image in the other block.
-fn crossing(scenario: &ScenarioSection, seed: u64) -> Placement {
+/// mirror image in the other block. Platoons of `platoon_size` are
+/// neighbours in one block.
+fn crossing(scenario: &ScenarioSection, platoon_size: usize, seed: u64) -> Placement {
     let count = scenario.units as usize;
     let spacing = scenario.area_per_unit_m2.sqrt();
     let per_block = count.div_ceil(2);
@@ -133,9 +188,27 @@ fn crossing(scenario: &ScenarioSection, seed: u64) -> Placement {
         })
         .collect();
     let reach = Vec2::new(half_span + spacing, side / 2.0 + spacing);
+    // Unit `2 × local + side` is the `local`-th of its block.
+    let platoons = if platoon_size == 0 {
+        Vec::new()
+    } else {
+        (0..2)
+            .flat_map(|side| {
+                let locals: Vec<usize> = (0..per_block)
+                    .map(|local| 2 * local + side)
+                    .filter(|&unit| unit < count)
+                    .collect();
+                locals
+                    .chunks(platoon_size)
+                    .map(<[usize]>::to_vec)
+                    .collect::<Vec<_>>()
+            })
+            .collect()
+    };
     Placement {
         units,
         extent: Bounds::new(-reach, reach),
+        platoons,
     }
 }
 
@@ -201,7 +274,12 @@ pub fn build(profile: &Profile, threads: usize) -> Result<Sim, ConfigError> {
         }
         None => None,
     };
-    let placement = place(&profile.scenario, profile.run.seed, map.as_deref());
+    let placement = place(
+        &profile.scenario,
+        &profile.platoons,
+        profile.run.seed,
+        map.as_deref(),
+    );
     let margin = Vec2::splat(profile.world.margin_m);
     let config = SimConfig {
         threads,
@@ -221,20 +299,108 @@ pub fn build(profile: &Profile, threads: usize) -> Result<Sim, ConfigError> {
     let planned = config.map.is_some() || config.polygon.is_some();
     let mut sim = Sim::new(config)?;
     sim.reserve(placement.units.len());
-    for spec in &placement.units {
+    let mut in_platoon = vec![false; placement.units.len()];
+    for &member in placement.platoons.iter().flatten() {
+        in_platoon[member] = true;
+    }
+    let mut ids = Vec::with_capacity(placement.units.len());
+    for (spec, &member) in placement.units.iter().zip(&in_platoon) {
         let order = spec.goal;
+        let stays = planned || member;
         let spec = UnitSpec {
             steer_mode: profile.steering.mode,
-            goal: if planned { spec.position } else { spec.goal },
+            goal: if stays { spec.position } else { spec.goal },
             ..*spec
         };
         let unit = sim
             .spawn(&spec)
             .expect("scenario specs come from validated profile values");
-        if planned {
+        ids.push(unit);
+        if planned && !member {
             // On a map the goal is an order: the `paths` stage plans it.
             sim.order_move(unit, order)?;
         }
     }
+    let spec = profile.platoons.spec();
+    for group in &placement.platoons {
+        let members: Vec<_> = group.iter().map(|&unit| ids[unit]).collect();
+        let platoon = sim.create_platoon(&members, &spec)?;
+        sim.order_platoon(platoon, placement.units[group[0]].goal, None)?;
+    }
     Ok(sim)
+}
+
+/// Random streams of the platoons' later orders.
+const ORDER_X_STREAM: u64 = 7;
+const ORDER_Y_STREAM: u64 = 8;
+
+/// The move orders a profile gives its platoons after the first: every
+/// `platoons.reorder_every_s`, staggered so a tick orders only a share of
+/// them. Between ticks, call [`Orders::before_step`]; which platoon gets
+/// which goal depends only on the tick and the seed, so runs stay
+/// deterministic (and a restored snapshot carries on alike).
+#[derive(Clone, Debug)]
+pub struct Orders {
+    platoons: Vec<PlatoonId>,
+    /// Each platoon's first position and first goal (crossings go back and
+    /// forth between them).
+    ends: Vec<[Vec2; 2]>,
+    period_ticks: u64,
+    seed: u64,
+    scatter: bool,
+}
+
+impl Orders {
+    /// The orders `profile` gives the platoons of `sim`, as
+    /// [`build`] made it.
+    #[must_use]
+    pub fn new(profile: &Profile, sim: &Sim) -> Orders {
+        let period_ticks = (f64::from(profile.platoons.reorder_every_s) / f64::from(profile.run.dt))
+            .round() as u64;
+        let (platoons, ends) = sim
+            .platoons()
+            .iter()
+            .map(|(id, platoon)| (id, [platoon.path_start, platoon.goal]))
+            .unzip();
+        Orders {
+            platoons,
+            ends,
+            period_ticks,
+            seed: profile.run.seed,
+            scatter: profile.scenario.layout == Layout::Scatter,
+        }
+    }
+
+    /// Orders the platoons due at this tick.
+    pub fn before_step(&self, sim: &mut Sim) -> Result<(), crate::formation::PlatoonError> {
+        let tick = sim.tick_count();
+        if self.period_ticks == 0 || tick == 0 {
+            return Ok(());
+        }
+        for (index, &id) in self.platoons.iter().enumerate() {
+            let turn = tick + index as u64;
+            if !turn.is_multiple_of(self.period_ticks) {
+                continue;
+            }
+            let round = turn / self.period_ticks;
+            let goal = match (self.scatter, sim.config().map.clone()) {
+                (true, Some(map)) => {
+                    let Some(platoon) = sim.platoons().get(id) else {
+                        continue;
+                    };
+                    let here = map.cell_at(platoon.position);
+                    let draw = (index as u64) << 24 | round;
+                    let first =
+                        random_cell(&map, self.seed, (ORDER_X_STREAM, ORDER_Y_STREAM), draw);
+                    let cell = scan_from(&map, first, |cell| {
+                        here.is_some_and(|here| map.grid().connected(here, cell))
+                    });
+                    map.centre_of(cell)
+                }
+                _ => self.ends[index][usize::from(round.is_multiple_of(2))],
+            };
+            sim.order_platoon(id, goal, None)?;
+        }
+        Ok(())
+    }
 }

@@ -123,6 +123,9 @@ pub enum ConfigError {
     /// A scenario's move order was refused.
     #[error("scenario order refused: {0}")]
     Order(#[from] OrderError),
+    /// A scenario's platoon was refused.
+    #[error("scenario platoon refused: {0}")]
+    Platoon(#[from] crate::formation::PlatoonError),
 }
 
 /// Bounds over all live units that stages need for their search radii.

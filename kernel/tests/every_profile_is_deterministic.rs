@@ -1,5 +1,6 @@
-//! Lockstep determinism: every shipped profile, run for 600 ticks, passes
-//! through the same checksums with 1, 2 and 4 worker threads. Units are
+//! Lockstep determinism: every shipped profile, run for 600 ticks with its
+//! platoons' later orders, passes through the same checksums with 1, 2 and
+//! 4 worker threads. Units are
 //! capped at 2,000 per profile to keep the suite short; the thread-count
 //! independence does not depend on the count (see also
 //! `results_do_not_depend_on_thread_count.rs` at 20,000 units).
@@ -26,8 +27,10 @@ fn shipped_profiles() -> Vec<PathBuf> {
 
 fn checksums(profile: &Profile, threads: usize) -> Vec<u64> {
     let mut sim = convoy::scenario::build(profile, threads).unwrap();
+    let orders = convoy::scenario::Orders::new(profile, &sim);
     (1..=profile.run.ticks)
         .filter_map(|tick| {
+            orders.before_step(&mut sim).unwrap();
             sim.step(profile.run.dt);
             tick.is_multiple_of(CHECK_EVERY).then(|| sim.checksum())
         })

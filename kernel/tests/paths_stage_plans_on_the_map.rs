@@ -339,6 +339,7 @@ fn thousands_of_planned_units_follow_routes_in_parallel_chunks_identically() {
     let file = concat!(env!("CARGO_MANIFEST_DIR"), "/../profiles/skirmish.toml");
     let mut profile = convoy::Profile::load(std::path::Path::new(file)).expect("loads");
     profile.scenario.units = 9000;
+    profile.platoons.size = 0;
     let checksums = |threads: usize| {
         let mut sim = convoy::scenario::build(&profile, threads).expect("builds");
         (0..40)

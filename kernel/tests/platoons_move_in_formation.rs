@@ -8,7 +8,6 @@
 
 use std::sync::Arc;
 
-use convoy::formation::path::PathView;
 use convoy::formation::{Phase, SlotRule};
 use convoy::glam::Vec2;
 use convoy::nav::{Cell, GridMap, Mobility, Terrain, WorldMap};
@@ -113,12 +112,7 @@ fn run(sim: &mut Sim, map: &GridMap, ticks: usize) -> Seen {
 /// every metre from 80 m behind its start to its end).
 fn worst_gap_from_path(sim: &Sim, id: PlatoonId) -> f32 {
     let platoon = sim.platoons().get(id).expect("live");
-    let corners = &sim.platoons().routes().of(id.index)[..platoon.route_len as usize];
-    let view = PathView {
-        start: platoon.path_start,
-        start_heading: platoon.start_heading,
-        corners,
-    };
+    let view = sim.platoons().path(id.index);
     let samples: Vec<Vec2> = (-80..=view.length().ceil() as i32)
         .map(|s| view.point_at(s as f32))
         .collect();

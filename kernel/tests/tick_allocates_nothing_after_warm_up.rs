@@ -22,6 +22,7 @@ fn main() {
     for check in [
         a_hundred_ticks_of_ten_thousand_units_allocate_nothing_after_warm_up as fn(),
         planning_on_a_map_allocates_nothing_after_warm_up,
+        platoons_in_formation_allocate_nothing_after_warm_up,
     ] {
         std::thread::spawn(check).join().expect("the check passed");
     }
@@ -35,6 +36,7 @@ fn planning_on_a_map_allocates_nothing_after_warm_up() {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../profiles/skirmish.toml");
     let mut profile = Profile::load(std::path::Path::new(path)).unwrap();
     profile.scenario.units = 1000;
+    profile.platoons.size = 0;
     let mut sim = convoy::scenario::build(&profile, 2).unwrap();
     while sim.open_path_requests() > 0 {
         sim.step(profile.run.dt);
@@ -64,6 +66,45 @@ fn planning_on_a_map_allocates_nothing_after_warm_up() {
         allocations, 0,
         "allocations inside 100 ticks of planning on a map"
     );
+}
+
+/// The skirmish profile's platoons: warm-up plans and moves them (the
+/// softening searches and every platoon route grow); then every platoon is
+/// ordered somewhere new between ticks, and 100 ticks of planning and
+/// formation movement are counted.
+fn platoons_in_formation_allocate_nothing_after_warm_up() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../profiles/skirmish.toml");
+    let mut profile = Profile::load(std::path::Path::new(path)).unwrap();
+    profile.scenario.units = 1000;
+    let mut sim = convoy::scenario::build(&profile, 2).unwrap();
+    for _ in 0..100 {
+        sim.step(profile.run.dt);
+    }
+    let platoons: Vec<_> = sim
+        .platoons()
+        .iter()
+        .map(|(id, p)| (id, p.path_start))
+        .collect();
+    assert_eq!(platoons.len(), 200);
+    for &(id, start) in &platoons {
+        sim.order_platoon(id, start, None).unwrap();
+    }
+    sim.reset_instruments();
+    let (allocations, ()) = allocations_during(|| {
+        for _ in 0..100 {
+            sim.step(profile.run.dt);
+        }
+    });
+    let (stages, _) = sim.report();
+    let formations = stages
+        .iter()
+        .find(|stage| stage.name == "formations")
+        .unwrap();
+    assert!(
+        formations.counters["moving_platoons"] > 0.0,
+        "platoons moved: {formations:?}"
+    );
+    assert_eq!(allocations, 0, "allocations inside 100 ticks of platoons");
 }
 
 fn a_hundred_ticks_of_ten_thousand_units_allocate_nothing_after_warm_up() {

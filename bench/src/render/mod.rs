@@ -208,8 +208,18 @@ fn render_profile(args: &RenderArgs, selected: &[&Layer]) -> Result<String, CliE
     let (mut profile, source) = load_profile(args.input.as_deref())?;
     let mut sim = build_sim(&mut profile, &source, args.units, args.threads)?;
     let ticks = args.tick.unwrap_or(0);
+    let orders = convoy::scenario::Orders::new(&profile, &sim);
+    let ordered = |sim: &mut convoy::Sim| {
+        orders
+            .before_step(sim)
+            .map_err(|error| CliError::Setup(format!("{source}: {error}")))
+    };
     for _ in 1..ticks {
+        ordered(&mut sim)?;
         sim.step(profile.run.dt);
+    }
+    if ticks > 0 {
+        ordered(&mut sim)?;
     }
     let steered_from = (ticks > 0).then(|| last_step(&mut sim, profile.run.dt));
     let bounds = sim.config().bounds;

@@ -44,7 +44,7 @@ use std::sync::Mutex;
 use glam::Vec2;
 use rayon::prelude::*;
 
-use crate::nav::{GridPlanner, Path, WorldMap};
+use crate::nav::{GridPlanner, Path, ROUTE_POINTS, WorldMap};
 use crate::parallel::{count_rows, for_each_chunk3};
 use crate::random::unit_f32;
 use crate::steer::ARRIVE_RADIUS;
@@ -134,7 +134,7 @@ impl FormationStage {
     ) -> FormationStats {
         let searches = &self.searches;
         let vehicles_read = &*vehicles;
-        let routes = &platoons.routes;
+        let (routes, arcs) = (&platoons.routes, &platoons.arcs);
         let advance_chunk = |(chunk, records): (usize, &mut [Platoon])| {
             // Each worker only locks its own context: never contended.
             let outside = searches.len().saturating_sub(1);
@@ -144,8 +144,13 @@ impl FormationStage {
             for (offset, platoon) in records.iter_mut().enumerate() {
                 if platoon.live == 1 {
                     let index = chunk * PLATOON_CHUNK + offset;
-                    let corners = &routes.of(index as u32)[..platoon.route_len as usize];
-                    softened += advance(platoon, index, corners, vehicles_read, world, search);
+                    let points = platoon.route_len as usize;
+                    let first = index * ROUTE_POINTS;
+                    let route = (
+                        &routes.of(index as u32)[..points],
+                        &arcs[first..first + points],
+                    );
+                    softened += advance(platoon, index, route, vehicles_read, world, search);
                 }
             }
             softened
@@ -264,7 +269,7 @@ fn members_of(platoon: &Platoon, vehicles: &Vehicles) -> Option<Members> {
 fn advance(
     platoon: &mut Platoon,
     index: usize,
-    corners: &[Vec2],
+    (corners, arcs): (&[Vec2], &[f32]),
     vehicles: &Vehicles,
     world: FormationWorld<'_>,
     search: Option<&Mutex<(GridPlanner, Path)>>,
@@ -278,6 +283,7 @@ fn advance(
         start: platoon.path_start,
         start_heading: platoon.start_heading,
         corners,
+        arcs,
     };
     let positions = vehicles.columns().position();
     let dt = world.dt;
@@ -290,63 +296,45 @@ fn advance(
         settle(platoon, &members, positions, dt);
         return 0;
     }
-    // Where each member should be now: its slot at the platoon's pose.
+    // Drive-to points: while moving, the slots round the platoon's pose
+    // `lookahead_s` ahead on its path (at this tick's start); holding, the
+    // slots where it stands.
     let now = Pose {
         s: platoon.travelled,
         anchor: platoon.position,
         heading: platoon.heading,
     };
-    let mut reference = [Vec2::ZERO; MAX_MEMBERS];
-    let soften = |remember, softened| {
-        world.map.map(|map| Soften {
-            map,
-            search,
-            dt,
-            remember,
-            softened,
-        })
-    };
-    let mut uncounted = 0;
-    layout(
-        platoon,
-        &view,
-        now,
-        members.last,
-        soften(false, &mut uncounted),
-        &mut reference,
-    );
-    // Drive-to points: while moving, the slots around the pose
-    // `lookahead_s` ahead on the path; holding, the slots where it stands.
     let pose = if phase == Phase::Moving {
+        predicted_pose(platoon, &view, members.turn_rate)
+    } else {
+        now
+    };
+    let mut targets = [Vec2::ZERO; MAX_MEMBERS];
+    let soften = world.map.map(|map| Soften {
+        map,
+        search,
+        dt,
+        softened: &mut softened,
+    });
+    layout(platoon, &view, pose, members.last, soften, &mut targets);
+    // Where each member should be now (the speed modifier's reference, and
+    // the formation error): a column's places on the path at the
+    // platoon's own pose; other shapes' slots carried back rigidly.
+    let back = Vec2::from_angle(now.heading - pose.heading);
+    let mut reference = targets.map(|target| now.anchor + back.rotate(target - pose.anchor));
+    if platoon.formation().follows_path() {
+        for (slot, point) in reference.iter_mut().enumerate() {
+            *point = view.point_at(now.s - slot as f32 * platoon.spacing_m);
+        }
+    }
+    if phase == Phase::Moving {
         let lag = (0..=members.last)
             .filter_map(|slot| Some(positions[members.rows[slot]?].distance(reference[slot])))
             .fold(0.0, f32::max);
         move_along(platoon, &view, &members, lag, dt);
-        let ahead = (platoon.travelled + platoon.speed * platoon.lookahead_s).min(view.length());
-        // The heading there: the platoon's, turned toward that point's
-        // carrot as far as it can turn in the lookahead.
-        let turn = members.turn_rate * platoon.lookahead_s;
-        Pose {
-            s: ahead,
-            anchor: view.point_at(ahead),
-            heading: carrot_heading(&view, ahead, platoon.spacing_m)
-                .map_or(platoon.heading, |wanted| {
-                    turn_toward(platoon.heading, wanted, turn)
-                }),
-        }
     } else {
         platoon.speed = 0.0;
-        now
-    };
-    let mut targets = [Vec2::ZERO; MAX_MEMBERS];
-    layout(
-        platoon,
-        &view,
-        pose,
-        members.last,
-        soften(true, &mut softened),
-        &mut targets,
-    );
+    }
     let axis = Vec2::from_angle(platoon.heading);
     for slot in 0..MAX_MEMBERS {
         platoon.targets[slot] = targets[slot];
@@ -395,9 +383,6 @@ struct Soften<'a, 'b> {
     map: &'a WorldMap,
     search: Option<&'a Mutex<(GridPlanner, Path)>>,
     dt: f32,
-    /// Whether this layout updates the slots' pull and the count (the
-    /// drive-to layout does; the reference layout only reads them).
-    remember: bool,
     softened: &'b mut usize,
 }
 
@@ -409,7 +394,7 @@ fn move_along(platoon: &mut Platoon, view: &PathView<'_>, members: &Members, lag
     // slot, slowing linearly to a stop at `2 × maxspeed` metres behind.
     let limit = 2.0 * members.slowest;
     platoon.speed = members.slowest * ((limit - lag) / (limit - ARRIVE_RADIUS)).clamp(0.0, 1.0);
-    let length = view.length();
+    let length = platoon.route_length;
     platoon.travelled = (platoon.travelled + platoon.speed * dt).min(length);
     platoon.position = view.point_at(platoon.travelled);
     if let Some(wanted) = carrot_heading(view, platoon.travelled, platoon.spacing_m) {
@@ -419,6 +404,21 @@ fn move_along(platoon: &mut Platoon, view: &PathView<'_>, members: &Members, lag
     if platoon.travelled >= length && complete {
         platoon.phase = Phase::Settling as u32;
         platoon.speed = 0.0;
+    }
+}
+
+/// The platoon's pose `lookahead_s` ahead on its path at its speed: the
+/// heading there is the platoon's, turned toward that point's carrot as far
+/// as it can turn in the lookahead.
+fn predicted_pose(platoon: &Platoon, view: &PathView<'_>, turn_rate: f32) -> Pose {
+    let ahead = (platoon.travelled + platoon.speed * platoon.lookahead_s).min(platoon.route_length);
+    let turn = turn_rate * platoon.lookahead_s;
+    Pose {
+        s: ahead,
+        anchor: view.point_at(ahead),
+        heading: carrot_heading(view, ahead, platoon.spacing_m).map_or(platoon.heading, |wanted| {
+            turn_toward(platoon.heading, wanted, turn)
+        }),
     }
 }
 
@@ -474,6 +474,8 @@ fn layout(
     let spacing = platoon.spacing_m;
     let weight = smoothstep(platoon.morph);
     let (current, previous) = (platoon.formation(), platoon.previous_formation());
+    // Platoon frame to world, computed once for every slot.
+    let turn = Vec2::from_angle(pose.heading);
     out[0] = pose.anchor;
     for slot in 1..=last {
         let place = |shape: Formation, out: &[Vec2; MAX_MEMBERS]| {
@@ -481,7 +483,7 @@ fn layout(
             match shape.parent(slot) {
                 Some(parent) if !shape.follows_path() => {
                     let step = (shape.offset(slot) - shape.offset(parent)) * spacing;
-                    out[parent] + to_world(step, pose.heading)
+                    out[parent] + turn.rotate(step)
                 }
                 _ => column,
             }
@@ -490,7 +492,7 @@ fn layout(
         if weight < 1.0 {
             ideal = place(previous, out).lerp(ideal, weight);
         }
-        ideal += to_world(platoon.drift[slot], pose.heading);
+        ideal += turn.rotate(platoon.drift[slot]);
         // A column's points are on the path, which is clear: only offset
         // slots are softened.
         let on_path = current.follows_path() && weight >= 1.0;
@@ -522,30 +524,28 @@ fn soften_slot(
 ) -> Vec2 {
     let map = soften.map;
     let clear = |point: Vec2| map.segment_is_clear(anchor, point);
-    let fallback = if clear(column) { column } else { anchor };
+    let fallback = || if clear(column) { column } else { anchor };
     match platoon.softening() {
         Softening::PullToPath => {
-            let needed = [0.0, 0.25, 0.5, 0.75, 1.0]
-                .into_iter()
-                .find(|&t| clear(ideal.lerp(column, t)))
-                .unwrap_or(1.0);
-            let pull = if soften.remember {
-                let released = platoon.pull[slot] - RELEASE_PER_S * soften.dt;
-                platoon.pull[slot] = needed.max(released).max(0.0);
-                *soften.softened += usize::from(platoon.pull[slot] > 0.0);
-                platoon.pull[slot]
-            } else {
-                needed.max(platoon.pull[slot])
-            };
-            let point = ideal.lerp(column, pull);
-            if clear(point) { point } else { fallback }
+            let released = (platoon.pull[slot] - RELEASE_PER_S * soften.dt).max(0.0);
+            // The least pull (in quarters) that makes the point visible,
+            // but no less than what is still being released.
+            let pull = std::iter::once(released)
+                .chain([0.25, 0.5, 0.75, 1.0].into_iter().filter(|&t| t > released))
+                .find(|&t| clear(ideal.lerp(column, t)));
+            platoon.pull[slot] = pull.unwrap_or(1.0);
+            *soften.softened += usize::from(platoon.pull[slot] > 0.0);
+            match pull {
+                Some(pull) => ideal.lerp(column, pull),
+                None => fallback(),
+            }
         }
         Softening::BoundedSearch => {
             if clear(ideal) {
                 return ideal;
             }
-            *soften.softened += usize::from(soften.remember);
-            search_toward(map, soften.search, anchor, ideal).unwrap_or(fallback)
+            *soften.softened += 1;
+            search_toward(map, soften.search, anchor, ideal).unwrap_or_else(fallback)
         }
     }
 }

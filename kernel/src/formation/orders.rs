@@ -13,6 +13,8 @@ use crate::vehicles::{NONE, UnitId};
 
 /// Rings of candidate spots tried around a blocked or taken one.
 const SPOT_RINGS: usize = 12;
+/// Rings of candidate places tried for a whole destination formation.
+const SHIFT_RINGS: usize = 4;
 
 impl Sim {
     /// The platoons (zero-copy records and routes).
@@ -283,7 +285,7 @@ fn nearest_fitting_shift(
         return Some(Vec2::ZERO);
     }
     let from_platoon = |shift: &Vec2| (platoon.goal + *shift).distance_squared(platoon.position);
-    (1..=SPOT_RINGS).find_map(|ring| {
+    (1..=SHIFT_RINGS).find_map(|ring| {
         ring_points(Vec2::ZERO, step, ring)
             .filter(|&shift| fits(shift))
             .min_by(|a, b| from_platoon(a).total_cmp(&from_platoon(b)))

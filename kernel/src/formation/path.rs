@@ -20,6 +20,21 @@ pub struct PathView<'a> {
     pub start_heading: f32,
     /// The route's corners after `start`.
     pub corners: &'a [Vec2],
+    /// The arc length at each corner ([`arc_lengths`]), so finding a point
+    /// takes no square roots.
+    pub arcs: &'a [f32],
+}
+
+/// Writes the arc length from `start` to each of `corners` into `out`
+/// (as long as `corners`).
+pub fn arc_lengths(start: Vec2, corners: &[Vec2], out: &mut [f32]) {
+    let mut from = start;
+    let mut total = 0.0;
+    for (&to, arc) in corners.iter().zip(out) {
+        total += from.distance(to);
+        *arc = total;
+        from = to;
+    }
 }
 
 impl PathView<'_> {
@@ -30,54 +45,21 @@ impl PathView<'_> {
         if s <= 0.0 {
             return self.start - Vec2::from_angle(self.start_heading) * (-s);
         }
-        let mut from = self.start;
-        let mut left = s;
-        for &to in self.corners {
-            let length = from.distance(to);
-            if left <= length {
-                return from.lerp(to, left / length.max(f32::MIN_POSITIVE));
-            }
-            left -= length;
-            from = to;
-        }
-        from
-    }
-
-    /// The path's direction at `s` (the start heading before the start and
-    /// on a path without corners; the last leg's beyond the end).
-    #[must_use]
-    pub fn direction_at(&self, s: f32) -> Vec2 {
-        let behind = Vec2::from_angle(self.start_heading);
-        if s < 0.0 {
-            return behind;
-        }
-        let mut from = self.start;
-        let mut left = s;
-        let mut direction = behind;
-        for &to in self.corners {
-            let length = from.distance(to);
-            if length > 0.0 {
-                direction = (to - from) / length;
-            }
-            if left < length {
-                return direction;
-            }
-            left -= length;
-            from = to;
-        }
-        direction
+        let Some(leg) = self.arcs.iter().position(|&arc| arc >= s) else {
+            return self.corners.last().copied().unwrap_or(self.start);
+        };
+        let (from, from_arc) = match leg {
+            0 => (self.start, 0.0),
+            _ => (self.corners[leg - 1], self.arcs[leg - 1]),
+        };
+        let span = (self.arcs[leg] - from_arc).max(f32::MIN_POSITIVE);
+        from.lerp(self.corners[leg], (s - from_arc) / span)
     }
 
     /// The path's length from `start` to its last corner, metres.
     #[must_use]
     pub fn length(&self) -> f32 {
-        let mut from = self.start;
-        let mut total = 0.0;
-        for &to in self.corners {
-            total += from.distance(to);
-            from = to;
-        }
-        total
+        self.arcs.last().copied().unwrap_or(0.0)
     }
 }
 
@@ -88,19 +70,19 @@ mod tests {
     #[test]
     fn points_walk_the_legs_and_the_extension_behind_the_start() {
         let corners = [Vec2::new(10.0, 0.0), Vec2::new(10.0, 5.0)];
+        let mut arcs = [0.0; 2];
+        arc_lengths(Vec2::ZERO, &corners, &mut arcs);
         let view = PathView {
             start: Vec2::ZERO,
             start_heading: 0.0,
             corners: &corners,
+            arcs: &arcs,
         };
         assert_eq!(view.length(), 15.0);
         assert_eq!(view.point_at(4.0), Vec2::new(4.0, 0.0));
         assert_eq!(view.point_at(12.0), Vec2::new(10.0, 2.0));
         assert_eq!(view.point_at(99.0), Vec2::new(10.0, 5.0));
         assert_eq!(view.point_at(-3.0), Vec2::new(-3.0, 0.0));
-        assert_eq!(view.direction_at(5.0), Vec2::X);
-        assert_eq!(view.direction_at(11.0), Vec2::Y);
-        assert_eq!(view.direction_at(40.0), Vec2::Y);
     }
 
     /// Walking back by arc length from any point lands exactly that far
@@ -112,10 +94,13 @@ mod tests {
             Vec2::new(3.0, -6.0),
             Vec2::new(-2.0, -6.0),
         ];
+        let mut arcs = [0.0; 3];
+        arc_lengths(Vec2::ZERO, &corners, &mut arcs);
         let view = PathView {
             start: Vec2::ZERO,
             start_heading: 1.0,
             corners: &corners,
+            arcs: &arcs,
         };
         let total = view.length();
         assert_eq!(total, 20.0);

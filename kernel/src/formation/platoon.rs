@@ -19,10 +19,11 @@ use bytemuck::{Pod, Zeroable};
 use glam::Vec2;
 use thiserror::Error;
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
+use super::path::{PathView, arc_lengths};
 use super::shape::{Formation, MAX_MEMBERS};
-use crate::nav::Routes;
+use crate::nav::{ROUTE_POINTS, Routes};
 use crate::vehicles::{NONE, UnitId};
 
 /// A stable handle to a platoon: valid until it is disbanded.
@@ -410,8 +411,10 @@ pub struct Platoons {
     pub(crate) free: Vec<u32>,
     /// Each platoon's route, by index.
     pub(crate) routes: Routes,
+    /// The arc length at each route corner, [`ROUTE_POINTS`] per platoon.
+    pub(crate) arcs: Vec<f32>,
     /// Reserved destination spots, by [`SPOT_GAP_M`] cell.
-    pub(crate) reserved: HashMap<(i32, i32), Vec<Vec2>>,
+    pub(crate) reserved: FxHashMap<(i32, i32), Vec<Vec2>>,
 }
 
 impl Platoons {
@@ -435,6 +438,34 @@ impl Platoons {
     #[must_use]
     pub fn routes(&self) -> &Routes {
         &self.routes
+    }
+
+    /// Platoon `index`'s path (its record's route, with arc lengths).
+    #[must_use]
+    pub fn path(&self, index: u32) -> PathView<'_> {
+        let platoon = &self.records[index as usize];
+        let points = platoon.route_len as usize;
+        let first = index as usize * ROUTE_POINTS;
+        PathView {
+            start: platoon.path_start,
+            start_heading: platoon.start_heading,
+            corners: &self.routes.of(index)[..points],
+            arcs: &self.arcs[first..first + points],
+        }
+    }
+
+    /// Stores `route` as platoon `index`'s, starting where it stands.
+    pub(crate) fn store_route(&mut self, index: u32, route: &[Vec2]) {
+        let platoon = &mut self.records[index as usize];
+        platoon.path_start = platoon.position;
+        platoon.start_heading = platoon.heading;
+        platoon.travelled = 0.0;
+        platoon.route_len = route.len() as u32;
+        let first = index as usize * ROUTE_POINTS;
+        let arcs = &mut self.arcs[first..first + route.len()];
+        arc_lengths(platoon.path_start, route, arcs);
+        platoon.route_length = arcs.last().copied().unwrap_or(0.0);
+        self.routes.store(index, route);
     }
 
     /// Every record by index, live or free (check [`Platoon::live`]).
@@ -480,6 +511,7 @@ impl Platoons {
         let index = self.records.len() as u32;
         self.records.push(Platoon::new(spec, 0, position, heading));
         self.routes.reserve_slots(self.records.len());
+        self.arcs.resize(self.records.len() * ROUTE_POINTS, 0.0);
         PlatoonId {
             index,
             generation: 0,
@@ -502,11 +534,18 @@ impl Platoons {
             return Err("the free platoon list does not match the records".to_owned());
         }
         let mut platoons = Platoons {
+            arcs: vec![0.0; records.len() * ROUTE_POINTS],
             records,
             free,
             routes,
-            reserved: HashMap::new(),
+            reserved: FxHashMap::default(),
         };
+        for index in 0..platoons.records.len() {
+            let platoon = &platoons.records[index];
+            let corners = &platoons.routes.of(index as u32)[..platoon.route_len as usize];
+            let arcs = &mut platoons.arcs[index * ROUTE_POINTS..(index + 1) * ROUTE_POINTS];
+            arc_lengths(platoon.path_start, corners, arcs);
+        }
         for index in 0..platoons.records.len() {
             let platoon = platoons.records[index];
             for slot in 0..MAX_MEMBERS {

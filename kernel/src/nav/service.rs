@@ -28,7 +28,6 @@ use super::grid::Cell;
 use super::queue::{PathQueue, PathRequest, Requester};
 use super::visgraph::{FactionId, PolygonNavigator, VisSearch};
 use super::world::{ROUTE_POINTS, Routes, WorldMap};
-use crate::formation::path::PathView;
 use crate::formation::{Phase, PlatoonId, Platoons};
 use crate::parallel::for_each_chunk3;
 use crate::steer::ARRIVE_RADIUS;
@@ -459,19 +458,9 @@ impl Movers<'_> {
         let Ok(platoon) = self.platoons.get_mut(id) else {
             return false;
         };
-        platoon.path_start = platoon.position;
-        platoon.start_heading = platoon.heading;
-        platoon.travelled = 0.0;
-        platoon.route_len = route.len() as u32;
         platoon.route_pending = 0;
         platoon.phase = Phase::Moving as u32;
-        let view = PathView {
-            start: platoon.path_start,
-            start_heading: platoon.start_heading,
-            corners: route,
-        };
-        platoon.route_length = view.length();
-        self.platoons.routes.store(id.index, route);
+        self.platoons.store_route(id.index, route);
         true
     }
 }

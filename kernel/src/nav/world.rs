@@ -26,6 +26,11 @@ pub struct WorldMap {
     origin: Vec2,
     cell_size: f32,
     identity: u64,
+    /// Impassable cells in the rectangle from cell (0, 0) to (x − 1, y − 1),
+    /// at `y · (width + 1) + x` (a summed-area table): any rectangle's count
+    /// in four reads, so a segment whose bounding cells are all passable is
+    /// clear without walking it.
+    blocked_before: Vec<u32>,
 }
 
 impl WorldMap {
@@ -44,12 +49,27 @@ impl WorldMap {
         hasher.update(&terrain);
         hasher.update(bytemuck::bytes_of(&origin));
         hasher.update(&cell_size.to_le_bytes());
+        let grid = CostGrid::new(map, mobility)?;
+        let blocked_before = summed_blocked(&grid);
         Ok(WorldMap {
-            grid: CostGrid::new(map, mobility)?,
+            grid,
             origin,
             cell_size,
             identity: hasher.digest(),
+            blocked_before,
         })
+    }
+
+    /// Whether every cell in the rectangle spanned by `a` and `b` is
+    /// passable.
+    #[must_use]
+    #[inline]
+    pub fn all_passable(&self, a: Cell, b: Cell) -> bool {
+        let stride = self.grid.width() as usize + 1;
+        let (x0, x1) = (a.x.min(b.x) as usize, a.x.max(b.x) as usize + 1);
+        let (y0, y1) = (a.y.min(b.y) as usize, a.y.max(b.y) as usize + 1);
+        let at = |x: usize, y: usize| self.blocked_before[y * stride + x];
+        at(x1, y1) + at(x0, y0) == at(x0, y1) + at(x1, y0)
     }
 
     /// A hash of the terrain, origin and cell size: snapshots check it.
@@ -121,6 +141,10 @@ impl WorldMap {
         let (Some(first), Some(last)) = (self.cell_at(from), self.cell_at(to)) else {
             return false;
         };
+        // The walk never leaves the cells' bounding rectangle.
+        if self.all_passable(first, last) {
+            return true;
+        }
         let (a, b) = (
             (from - self.origin) / self.cell_size,
             (to - self.origin) / self.cell_size,
@@ -173,7 +197,7 @@ impl WorldMap {
     }
 
     fn cells_see_each_other(&self, a: Cell, b: Cell) -> bool {
-        supercover(a, b, |cell| self.grid.passable(cell))
+        self.all_passable(a, b) || supercover(a, b, |cell| self.grid.passable(cell))
     }
 
     /// The corners of `path` by line of sight, as world points from its
@@ -211,6 +235,22 @@ impl WorldMap {
         out.push(goal);
         true
     }
+}
+
+/// The summed-area table of `grid`'s impassable cells (see
+/// [`WorldMap::all_passable`]).
+fn summed_blocked(grid: &CostGrid) -> Vec<u32> {
+    let (width, height) = (grid.width() as usize, grid.height() as usize);
+    let stride = width + 1;
+    let mut table = vec![0u32; stride * (height + 1)];
+    for y in 0..height {
+        let mut row = 0;
+        for x in 0..width {
+            row += u32::from(!grid.passable(Cell::new(x as u32, y as u32)));
+            table[(y + 1) * stride + x + 1] = table[y * stride + x + 1] + row;
+        }
+    }
+    table
 }
 
 /// Every unit's route, [`ROUTE_POINTS`] slots per handle slot (stable
@@ -329,6 +369,36 @@ mod tests {
             disagreements += usize::from(exact != sampled);
         }
         assert!(disagreements < 20, "{disagreements} disagreements");
+    }
+
+    /// The summed-area table against counting every cell of every
+    /// rectangle, on a random map.
+    #[test]
+    fn passable_rectangles_agree_with_counting_cells() {
+        let mut map = GridMap::open(23, 17).expect("valid size");
+        for index in 0..(23 * 17) {
+            if crate::random::unit_f32(9, 0, index) < 0.15 {
+                map.set(
+                    Cell::new(index as u32 % 23, index as u32 / 23),
+                    Terrain::Blocked,
+                );
+            }
+        }
+        let world = WorldMap::new(&map, Mobility::GROUND, Vec2::ZERO, 1.0).expect("valid");
+        let mut clear = 0;
+        for i in 0..3000u64 {
+            let draw = |stream, size| (crate::random::unit_f32(4, stream, i) * size as f32) as u32;
+            let (a, b) = (
+                Cell::new(draw(0, 23), draw(1, 17)),
+                Cell::new(draw(2, 23), draw(3, 17)),
+            );
+            let counted = (a.x.min(b.x)..=a.x.max(b.x)).all(|x| {
+                (a.y.min(b.y)..=a.y.max(b.y)).all(|y| world.grid().passable(Cell::new(x, y)))
+            });
+            assert_eq!(world.all_passable(a, b), counted, "{a:?} {b:?}");
+            clear += usize::from(counted);
+        }
+        assert!(clear > 100, "both answers occur: {clear} clear");
     }
 
     #[test]
