@@ -18,12 +18,13 @@
 //! so the octile distance is an admissible and consistent heuristic.
 //!
 //! # Determinism and memory
-//! Costs are summed in `f64`. The open list is an indexed binary heap (an
-//! improved cell moves up in place: no stale duplicates) keyed by `f`
-//! rounded to a multiple of [`F_QUANTUM`] (2^-24), then the larger `g`
-//! (deeper node), then the lower cell index. The rounding matters: on an open
-//! grid every cell of the parallelogram between start and goal has the same
-//! octile `f`, but sums of 1s and √2s reach it with different rounding
+//! Costs are summed in `f64`. The open list (a bucket queue whose current
+//! bucket is a binary heap, see `OpenList`) pops by `f` rounded to a
+//! multiple of [`F_QUANTUM`] (2^-24), then the larger `g` (deeper node, to
+//! 20 significant bits), then by heap position (which depends only on the
+//! query, so it is deterministic). The rounding matters: on an
+//! open grid every cell of the parallelogram between start and goal has the
+//! same octile `f`, but sums of 1s and √2s reach it with different rounding
 //! errors, so comparing raw floats lets that noise — not depth — break the
 //! ties, and the search floods the whole plateau. With rounded keys the
 //! deeper node wins and the search runs straight to the goal. The price is
@@ -98,145 +99,254 @@ pub struct BoundedPath {
 /// returned cost is at most this much above the optimum.
 pub const F_QUANTUM: f64 = 1.0 / (1u64 << 24) as f64;
 
-/// `f` as an open-list key: the nearest multiple of [`F_QUANTUM`].
+/// `f` as an open-list key: the nearest multiple of [`F_QUANTUM`] (`f` is
+/// non-negative, so adding one half and truncating rounds it; `f64::round`
+/// would be a library call).
 #[inline]
 fn f_key(f: f64) -> u64 {
-    (f * (1u64 << 24) as f64).round() as u64
+    (f * (1u64 << 24) as f64 + 0.5) as u64
 }
 
-/// An open-list entry: `f` key, and `g` as the bits of a non-negative float
-/// (which order like the float itself).
+/// An open-list entry: the `f` key, the tie-break on `g`, and the cell.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Entry {
     f: u64,
-    g: u64,
+    /// The high half of `g`'s float bits, complemented: the bits of a
+    /// non-negative float order like the float, so a lower `tie` is a
+    /// larger `g` (to 20 significant bits; closer ties fall to heap order).
+    tie: u32,
     cell: u32,
 }
 
 impl Entry {
-    /// Whether `self` is popped before `other`: lower `f`, then higher `g`,
-    /// then lower cell.
+    /// Ranks above every real entry: pads the heap so the last parent
+    /// always has two children.
+    const SENTINEL: Self = Self {
+        f: u64::MAX,
+        tie: u32::MAX,
+        cell: u32::MAX,
+    };
+
+    fn new(f: f64, g: f64, cell: usize) -> Self {
+        Self {
+            f: f_key(f),
+            tie: !((g.to_bits() >> 32) as u32),
+            cell: cell as u32,
+        }
+    }
+
+    /// The order of the open list: lower `f`, then higher `g`, as one
+    /// integer (compared without branches).
     #[inline]
-    fn before(&self, other: &Self) -> bool {
-        (self.f, !self.g, self.cell) < (other.f, !other.g, other.cell)
+    fn rank(&self) -> u128 {
+        (u128::from(self.f) << 32) | u128::from(self.tie)
     }
 }
 
-/// `Node::slot` of a cell that is not on the open list.
-const NOT_OPEN: u32 = u32::MAX;
-
 /// Per-cell search state; valid only where `stamp` is the current
-/// generation.
+/// generation (reached, open) or the one after it (expanded, closed).
 #[derive(Clone, Copy, Debug, Default)]
 struct Node {
     g: f64,
     parent: u32,
     stamp: u32,
-    /// Position on the open list, or [`NOT_OPEN`].
-    slot: u32,
 }
 
-/// The open list: a binary min-heap of entries whose cells record their
-/// position (`Node::slot`), so an improved cell moves up in place instead of
-/// leaving a stale duplicate behind (stale pops were 45% of all pops on
-/// 64room_000).
+/// Width of an open-list bucket as a shift of the `f` key: 2^21 key units
+/// of 2^-24 are 1/8 of a straight step.
+const BUCKET_SHIFT: u32 = 21;
+
+/// Buckets in the ring (a power of two). An expansion pushes `f` at most
+/// two step costs above the `f` it pops (the octile heuristic is
+/// consistent), so 256 buckets of 1/8 hold every push of maps whose
+/// multipliers stay below about 11; dearer pushes go to the heap.
+const RING_BUCKETS: usize = 256;
+
+/// The bucket of an `f` key.
+#[inline]
+fn bucket_of(f: u64) -> u64 {
+    f >> BUCKET_SHIFT
+}
+
+/// The open list: a bucket queue on `f` whose current bucket is a binary
+/// heap, with lazy deletion and a one-entry fast lane.
+///
+/// Entries whose `f` falls in a later bucket (within the ring) wait unsorted
+/// in that bucket and enter the heap only when the search reaches it, so
+/// the heap holds a sliver of the open list and stays shallow. Pops are in
+/// exact rank order all the same: every entry of a later bucket ranks after
+/// every entry of the current one.
+///
+/// A cell reached again more cheaply is pushed again; the dearer entry left
+/// behind is skipped when it surfaces because its cell is closed by then (no
+/// per-cell heap positions to keep up to date). A successor that outranks
+/// every open entry — on open ground, the next step straight on — waits in
+/// `next` and is expanded without touching the heap.
 #[derive(Clone, Debug, Default)]
 struct OpenList {
-    items: Vec<Entry>,
+    /// Ranks at most every other entry.
+    next: Option<Entry>,
+    /// Entries of the buckets up to `current`, and any beyond the ring.
+    heap: Heap,
+    /// Later buckets: bucket `b` is at `ring[b % RING_BUCKETS]`.
+    ring: Vec<Vec<Entry>>,
+    /// Entries in `ring`.
+    ring_len: usize,
+    current: u64,
 }
 
 impl OpenList {
+    fn clear(&mut self, start_f: u64) {
+        self.next = None;
+        self.heap.clear();
+        if self.ring_len > 0 {
+            self.ring.iter_mut().for_each(Vec::clear);
+            self.ring_len = 0;
+        }
+        if self.ring.is_empty() {
+            self.ring.resize_with(RING_BUCKETS, Vec::new);
+        }
+        self.current = bucket_of(start_f);
+    }
+
+    fn reserve(&mut self, entries: usize) {
+        self.heap.reserve(entries);
+    }
+
+    fn push(&mut self, entry: Entry) {
+        let bucket = bucket_of(entry.f);
+        if bucket > self.current && bucket - self.current < RING_BUCKETS as u64 {
+            self.ring[bucket as usize % RING_BUCKETS].push(entry);
+            self.ring_len += 1;
+            return;
+        }
+        let rank = entry.rank();
+        match self.next {
+            Some(next) if rank < next.rank() => {
+                self.next = Some(entry);
+                self.heap.push(next);
+            }
+            Some(_) => self.heap.push(entry),
+            None if bucket <= self.current
+                && self.heap.top().is_none_or(|top| rank < top.rank()) =>
+            {
+                self.next = Some(entry);
+            }
+            None => self.heap.push(entry),
+        }
+    }
+
+    fn pop(&mut self) -> Option<Entry> {
+        if let Some(next) = self.next.take() {
+            return Some(next);
+        }
+        loop {
+            match self.heap.top() {
+                Some(top) if bucket_of(top.f) <= self.current => return self.heap.pop(),
+                _ if self.ring_len > 0 => {
+                    self.current += 1;
+                    let bucket = &mut self.ring[self.current as usize % RING_BUCKETS];
+                    self.ring_len -= bucket.len();
+                    for entry in bucket.drain(..) {
+                        self.heap.push(entry);
+                    }
+                }
+                Some(top) => self.current = bucket_of(top.f),
+                None => return None,
+            }
+        }
+    }
+}
+
+/// A binary min-heap of entries by rank.
+///
+/// A pop moves the hole down to a leaf along the smaller children, one
+/// branch-free comparison per level, then lifts the heap's last entry into
+/// it (Floyd's bottom-up variant: the lift rarely climbs more than a level).
+#[derive(Clone, Debug, Default)]
+struct Heap {
+    /// The heap in `items[..len]`, then [`Entry::SENTINEL`] at `items[len]`.
+    items: Vec<Entry>,
+    len: usize,
+}
+
+impl Heap {
     fn clear(&mut self) {
+        self.len = 0;
         self.items.clear();
+        self.items.push(Entry::SENTINEL);
     }
 
-    fn place(&mut self, pos: usize, entry: Entry, nodes: &mut [Node]) {
-        self.items[pos] = entry;
-        nodes[entry.cell as usize].slot = pos as u32;
+    fn reserve(&mut self, entries: usize) {
+        self.items
+            .reserve((entries + 1).saturating_sub(self.items.len()));
     }
 
-    fn sift_up(&mut self, mut pos: usize, nodes: &mut [Node]) {
-        let entry = self.items[pos];
+    fn top(&self) -> Option<&Entry> {
+        (self.len > 0).then(|| &self.items[0])
+    }
+
+    fn push(&mut self, entry: Entry) {
+        self.items.push(Entry::SENTINEL);
+        self.len += 1;
+        self.lift(self.len - 1, entry);
+    }
+
+    /// Places `entry` at the hole `pos` or above it.
+    fn lift(&mut self, mut pos: usize, entry: Entry) {
+        let rank = entry.rank();
         while pos > 0 {
             let parent = (pos - 1) / 2;
-            if !entry.before(&self.items[parent]) {
+            if rank >= self.items[parent].rank() {
                 break;
             }
-            let moved = self.items[parent];
-            self.place(pos, moved, nodes);
+            self.items[pos] = self.items[parent];
             pos = parent;
         }
-        self.place(pos, entry, nodes);
+        self.items[pos] = entry;
     }
 
-    fn sift_down(&mut self, mut pos: usize, nodes: &mut [Node]) {
-        let entry = self.items[pos];
-        let len = self.items.len();
-        loop {
-            let left = 2 * pos + 1;
-            if left >= len {
-                break;
-            }
-            let right = left + 1;
-            let child = if right < len && self.items[right].before(&self.items[left]) {
-                right
-            } else {
-                left
-            };
-            if !self.items[child].before(&entry) {
-                break;
-            }
-            let moved = self.items[child];
-            self.place(pos, moved, nodes);
-            pos = child;
+    fn pop(&mut self) -> Option<Entry> {
+        if self.len == 0 {
+            return None;
         }
-        self.place(pos, entry, nodes);
-    }
-
-    /// Adds `entry`, or moves its cell's existing entry (at `open_slot`) up
-    /// to it.
-    fn push_or_improve(&mut self, entry: Entry, open_slot: Option<u32>, nodes: &mut [Node]) {
-        let pos = match open_slot {
-            Some(slot) => {
-                self.items[slot as usize] = entry;
-                slot as usize
+        let top = self.items[0];
+        self.len -= 1;
+        let last = self.items[self.len];
+        self.items.truncate(self.len + 1);
+        self.items[self.len] = Entry::SENTINEL;
+        if self.len > 0 {
+            let mut pos = 0;
+            loop {
+                let left = 2 * pos + 1;
+                if left >= self.len {
+                    break;
+                }
+                // `left + 1` is at most `len`: the sentinel, never smaller.
+                let right_smaller = self.items[left + 1].rank() < self.items[left].rank();
+                let child = left + usize::from(right_smaller);
+                self.items[pos] = self.items[child];
+                pos = child;
             }
-            None => {
-                self.items.push(entry);
-                self.items.len() - 1
-            }
-        };
-        self.sift_up(pos, nodes);
-    }
-
-    fn pop(&mut self, nodes: &mut [Node]) -> Option<Entry> {
-        let last = self.items.pop()?;
-        let top = if self.items.is_empty() {
-            last
-        } else {
-            let top = self.items[0];
-            self.items[0] = last;
-            self.sift_down(0, nodes);
-            top
-        };
-        nodes[top.cell as usize].slot = NOT_OPEN;
+            self.lift(pos, last);
+        }
         Some(top)
     }
 }
 
 /// Octile distance for coordinate differences `dx`, `dy`.
 #[inline]
-fn octile_d(dx: usize, dy: usize) -> f64 {
+fn octile_d(dx: u32, dy: u32) -> f64 {
     let (lo, hi) = if dx < dy { (dx, dy) } else { (dy, dx) };
-    hi as f64 + (SQRT_2 - 1.0) * lo as f64
+    f64::from(hi) + (SQRT_2 - 1.0) * f64::from(lo)
 }
 
 /// Octile distance between padded indices.
 #[inline]
 fn octile(a: usize, b: usize, stride: usize) -> f64 {
     octile_d(
-        (a % stride).abs_diff(b % stride),
-        (a / stride).abs_diff(b / stride),
+        (a % stride).abs_diff(b % stride) as u32,
+        (a / stride).abs_diff(b / stride) as u32,
     )
 }
 
@@ -279,10 +389,7 @@ impl GridPlanner {
         }
         // A cell is open at most once at a time: the open list never needs
         // more entries than the grid has cells.
-        let cells = grid.cell_count();
-        self.open
-            .items
-            .reserve(cells.saturating_sub(self.open.items.len()));
+        self.open.reserve(grid.cell_count());
     }
 
     /// Nodes expanded by the last query.
@@ -301,7 +408,9 @@ impl GridPlanner {
             .iter()
             .take(grid.padded_len())
             .enumerate()
-            .filter(move |(_, node)| generation != 0 && node.stamp == generation)
+            .filter(move |(_, node)| {
+                generation != 0 && (node.stamp == generation || node.stamp == generation + 1)
+            })
             .map(|(index, _)| grid.cell(index))
     }
 
@@ -397,43 +506,40 @@ impl GridPlanner {
         Ok(outcome.reached_goal)
     }
 
-    /// Starts a new generation; every node becomes unvisited in O(1)
-    /// (O(cells) once every 2^32 queries).
+    /// Starts a new generation (two stamps: reached, then expanded); every
+    /// node becomes unvisited in O(1) (O(cells) once every 2^31 queries).
     fn next_generation(&mut self) -> u32 {
-        self.generation = self.generation.wrapping_add(1);
+        self.generation = self.generation.wrapping_add(2);
         if self.generation == 0 {
             for node in &mut self.nodes {
                 node.stamp = 0;
             }
-            self.generation = 1;
+            self.generation = 2;
         }
         self.generation
     }
 
     fn search(&mut self, grid: &CostGrid, s: usize, t: usize, limit: u32) -> Outcome {
-        let generation = self.next_generation();
+        let reached = self.next_generation();
+        let closed = reached + 1;
         let stride = grid.stride();
         let cost = grid.costs();
         let nodes = &mut self.nodes[..cost.len()];
         let open = &mut self.open;
-        open.clear();
+        let first = Entry::new(octile(s, t, stride), 0.0, s);
+        open.clear(first.f);
 
         nodes[s] = Node {
             g: 0.0,
             parent: s as u32,
-            stamp: generation,
-            slot: NOT_OPEN,
+            stamp: reached,
         };
-        let first = Entry {
-            f: f_key(octile(s, t, stride)),
-            g: 0f64.to_bits(),
-            cell: s as u32,
-        };
-        open.push_or_improve(first, None, nodes);
+        open.push(first);
         let mut best = s;
         let mut best_h = f64::INFINITY;
         let mut expanded = 0u32;
-        let (tx, ty) = (t % stride, t / stride);
+        let stride32 = stride as u32;
+        let (tx, ty) = (t as u32 % stride32, t as u32 / stride32);
         let st = stride as isize;
         // Straight neighbours: (offset, dx, dy).
         let straight = [(-st, 0, -1), (st, 0, 1), (-1, -1, 0), (1, 1, 0)];
@@ -445,12 +551,18 @@ impl GridPlanner {
             (st + 1, st, 1, 1, 1),
         ];
 
-        while let Some(entry) = open.pop(nodes) {
+        while let Some(entry) = open.pop() {
             let i = entry.cell as usize;
-            let g = f64::from_bits(entry.g);
+            // A cell pushed again more cheaply was expanded from its
+            // cheaper entry: this one is stale.
+            if nodes[i].stamp == closed {
+                continue;
+            }
             if expanded == limit {
                 break;
             }
+            nodes[i].stamp = closed;
+            let g = nodes[i].g;
             expanded += 1;
             if i == t {
                 self.expanded = expanded;
@@ -460,7 +572,7 @@ impl GridPlanner {
                 };
             }
             // One division per expansion; neighbours' coordinates follow.
-            let (x, y) = (i % stride, i / stride);
+            let (x, y) = (entry.cell % stride32, entry.cell / stride32);
             if limit != u32::MAX {
                 let h = octile_d(x.abs_diff(tx), y.abs_diff(ty));
                 if h < best_h {
@@ -469,7 +581,7 @@ impl GridPlanner {
                 }
             }
             let ci = f64::from(cost[i]);
-            let mut relax = |d: isize, dx: isize, dy: isize, len: f64, nodes: &mut [Node]| {
+            let mut relax = |d: isize, dx: i32, dy: i32, len: f64, nodes: &mut [Node]| {
                 // The blocked border keeps every offset in range.
                 let n = i.wrapping_add_signed(d);
                 let cn = cost[n];
@@ -478,29 +590,21 @@ impl GridPlanner {
                 }
                 let ng = g + len * (ci + f64::from(cn)) * 0.5;
                 let node = &mut nodes[n];
-                let seen = node.stamp == generation;
-                if seen && node.g <= ng {
-                    return;
-                }
                 // A closed cell found cheaper (float noise within the key
                 // quantum) is reopened.
-                let open_slot = (seen && node.slot != NOT_OPEN).then_some(node.slot);
+                if (node.stamp == reached || node.stamp == closed) && node.g <= ng {
+                    return;
+                }
                 *node = Node {
                     g: ng,
                     parent: i as u32,
-                    stamp: generation,
-                    slot: NOT_OPEN,
+                    stamp: reached,
                 };
                 let h = octile_d(
                     x.wrapping_add_signed(dx).abs_diff(tx),
                     y.wrapping_add_signed(dy).abs_diff(ty),
                 );
-                let entry = Entry {
-                    f: f_key(ng + h),
-                    g: ng.to_bits(),
-                    cell: n as u32,
-                };
-                open.push_or_improve(entry, open_slot, nodes);
+                open.push(Entry::new(ng + h, ng, n));
             };
             for (d, dx, dy) in straight {
                 relax(d, dx, dy, 1.0, nodes);
