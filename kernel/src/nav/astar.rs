@@ -36,16 +36,30 @@
 //! query allocates nothing once the arrays and heap have grown to the map
 //! ([`GridPlanner::find_path_into`]).
 //!
+//! # Jump points on uniform maps
+//! Where every passable cell of the grid costs the same
+//! (`CostGrid::uniform_cost`, true of all the Moving AI benchmark maps),
+//! an unbounded query runs jump point search instead (`jps.rs`: Harabor and
+//! Grastien, AAAI 2011): the same lengths, the same open list and node
+//! records, but only the cells where an optimal path may turn enter the open
+//! list, and [`GridPlanner::expanded`] counts those jump points. On arena2
+//! and 64room_000 that is 10–25× fewer microseconds per query than expanding
+//! every cell (README, "Path planning").
+//!
 //! # Bounded search
 //! [`GridPlanner::find_path_bounded`] stops after a node-expansion limit and
 //! returns the path to the expanded node nearest the goal by the heuristic —
 //! the partial plan a formation follows while it squeezes through a
-//! chokepoint (the bounded search of the seed 003).
+//! chokepoint (the bounded search of the seed 003). It always
+//! expands cell by cell, so its limit counts cells on every map.
+
+mod jps;
 
 use std::f64::consts::SQRT_2;
 
 use thiserror::Error;
 
+use self::jps::{Direction, Jumper};
 use super::grid::{BLOCKED, Cell, CostGrid};
 
 /// A path over grid cells.
@@ -357,6 +371,8 @@ pub struct GridPlanner {
     nodes: Vec<Node>,
     generation: u32,
     open: OpenList,
+    /// The directions a jump point search tries from the node it expands.
+    directions: Vec<Direction>,
     expanded: u32,
 }
 
@@ -390,15 +406,18 @@ impl GridPlanner {
         // A cell is open at most once at a time: the open list never needs
         // more entries than the grid has cells.
         self.open.reserve(grid.cell_count());
+        self.directions.reserve(8);
     }
 
-    /// Nodes expanded by the last query.
+    /// Nodes expanded by the last query (jump points, for a jump point
+    /// search).
     #[must_use]
     pub fn expanded(&self) -> u32 {
         self.expanded
     }
 
-    /// The cells the last search that ran reached (opened or expanded), in
+    /// The cells the last search that ran reached (opened or expanded; for
+    /// a jump point search, the jump points and the returned path), in
     /// index order — what a visual tool draws as "explored". Empty before
     /// any search; after a query refused without searching (off map,
     /// blocked, unreachable) it still lists the previous search's cells.
@@ -449,6 +468,7 @@ impl GridPlanner {
     /// the goal by the octile heuristic (the first one found on ties). With
     /// `max_expanded == 0` the path is just the start. An unreachable goal
     /// is still reported as [`PathError::Unreachable`] without searching.
+    /// Any limit below `u32::MAX` expands cell by cell (no jump points).
     pub fn find_path_bounded(
         &mut self,
         grid: &CostGrid,
@@ -501,7 +521,12 @@ impl GridPlanner {
         self.reserve(grid);
         let s = grid.index(start);
         let t = grid.index(goal);
-        let outcome = self.search(grid, s, t, limit);
+        let outcome = match grid.uniform_cost() {
+            Some(multiplier) if limit == u32::MAX => {
+                self.search_jumping(grid, s, t, f64::from(multiplier))
+            }
+            _ => self.search(grid, s, t, limit),
+        };
         self.write_path(grid, outcome.end, out);
         Ok(outcome.reached_goal)
     }
@@ -589,22 +614,15 @@ impl GridPlanner {
                     return;
                 }
                 let ng = g + len * (ci + f64::from(cn)) * 0.5;
-                let node = &mut nodes[n];
-                // A closed cell found cheaper (float noise within the key
-                // quantum) is reopened.
+                let node = nodes[n];
                 if (node.stamp == reached || node.stamp == closed) && node.g <= ng {
                     return;
                 }
-                *node = Node {
-                    g: ng,
-                    parent: i as u32,
-                    stamp: reached,
-                };
                 let h = octile_d(
                     x.wrapping_add_signed(dx).abs_diff(tx),
                     y.wrapping_add_signed(dy).abs_diff(ty),
                 );
-                open.push(Entry::new(ng + h, ng, n));
+                offer(nodes, open, reached, n, i, ng, h);
             };
             for (d, dx, dy) in straight {
                 relax(d, dx, dy, 1.0, nodes);
@@ -624,16 +642,95 @@ impl GridPlanner {
         }
     }
 
+    /// Jump point search ([`jps`]) on a grid whose passable cells all cost
+    /// `multiplier`; same open list and node records as [`Self::search`],
+    /// but a node's parent is the previous jump point.
+    fn search_jumping(&mut self, grid: &CostGrid, s: usize, t: usize, multiplier: f64) -> Outcome {
+        let reached = self.next_generation();
+        let closed = reached + 1;
+        let stride = grid.stride() as u32;
+        let jumper = Jumper::new(grid.costs(), grid.stride(), t);
+        let nodes = &mut self.nodes[..grid.padded_len()];
+        let open = &mut self.open;
+        let directions = &mut self.directions;
+        let coordinates = |i: usize| (i as u32 % stride, i as u32 / stride);
+        let (tx, ty) = coordinates(t);
+        let heuristic = |(x, y): (u32, u32)| multiplier * octile_d(x.abs_diff(tx), y.abs_diff(ty));
+
+        let first = Entry::new(heuristic(coordinates(s)), 0.0, s);
+        open.clear(first.f);
+        nodes[s] = Node {
+            g: 0.0,
+            parent: s as u32,
+            stamp: reached,
+        };
+        open.push(first);
+        let mut expanded = 0u32;
+        while let Some(entry) = open.pop() {
+            let i = entry.cell as usize;
+            if nodes[i].stamp == closed {
+                continue;
+            }
+            nodes[i].stamp = closed;
+            expanded += 1;
+            if i == t {
+                break;
+            }
+            let Node { g, parent, .. } = nodes[i];
+            let here = coordinates(i);
+            let from = (parent as usize != i)
+                .then(|| jumper.direction(coordinates(parent as usize), here));
+            jumper.successors(i, from, directions);
+            for &direction in directions.iter() {
+                let Some((n, steps)) = jumper.jump(i, direction) else {
+                    continue;
+                };
+                let length = if direction.is_diagonal() {
+                    f64::from(steps) * SQRT_2
+                } else {
+                    f64::from(steps)
+                };
+                let ng = g + length * multiplier;
+                let node = nodes[n];
+                if (node.stamp == reached || node.stamp == closed) && node.g <= ng {
+                    continue;
+                }
+                offer(nodes, open, reached, n, i, ng, heuristic(coordinates(n)));
+            }
+        }
+        self.expanded = expanded;
+        // One region: the goal is always reached.
+        let reached_goal = nodes[t].stamp == closed;
+        Outcome {
+            end: if reached_goal { t } else { s },
+            reached_goal,
+        }
+    }
+
     /// Writes the path ending at padded index `end` (whose node is in the
-    /// current generation) into `out`.
-    fn write_path(&self, grid: &CostGrid, end: usize, out: &mut Path) {
+    /// current generation) into `out`, walking the straight or diagonal run
+    /// from each node back to its parent (one step for [`Self::search`]).
+    /// The cells inside runs are marked expanded, for [`Self::reached_cells`].
+    fn write_path(&mut self, grid: &CostGrid, end: usize, out: &mut Path) {
+        let stride = grid.stride() as isize;
+        let closed = self.generation + 1;
         let mut i = end;
+        out.cells.push(grid.cell(i));
         loop {
-            out.cells.push(grid.cell(i));
             let parent = self.nodes[i].parent as usize;
             if parent == i {
                 break;
             }
+            let (from, to) = (grid.cell(i), grid.cell(parent));
+            let sign = |a: u32, b: u32| (b > a) as isize - (a > b) as isize;
+            let step = sign(from.x, to.x) + sign(from.y, to.y) * stride;
+            let mut cell = i.wrapping_add_signed(step);
+            while cell != parent {
+                out.cells.push(grid.cell(cell));
+                self.nodes[cell].stamp = closed;
+                cell = cell.wrapping_add_signed(step);
+            }
+            out.cells.push(grid.cell(parent));
             i = parent;
         }
         out.cells.reverse();
@@ -650,6 +747,28 @@ impl GridPlanner {
             })
             .sum();
     }
+}
+
+/// Records `cell` as reached from `parent` at cost `g` (in the generation
+/// `reached`) and pushes it with the heuristic `h`. The caller has checked
+/// that this is the cell's cheapest cost so far; a closed cell found cheaper
+/// (float noise within the key quantum) is thereby reopened.
+#[inline]
+fn offer(
+    nodes: &mut [Node],
+    open: &mut OpenList,
+    reached: u32,
+    cell: usize,
+    parent: usize,
+    g: f64,
+    h: f64,
+) {
+    nodes[cell] = Node {
+        g,
+        parent: parent as u32,
+        stamp: reached,
+    };
+    open.push(Entry::new(g + h, g, cell));
 }
 
 #[cfg(test)]
