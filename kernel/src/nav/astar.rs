@@ -18,18 +18,18 @@
 //! so the octile distance is an admissible and consistent heuristic.
 //!
 //! # Determinism and memory
-//! Costs are summed in `f64`. The open list (a bucket queue whose current
-//! bucket is a binary heap, see `OpenList`) pops by `f` rounded to a
-//! multiple of [`F_QUANTUM`] (2^-24), then the larger `g` (deeper node, to
-//! 20 significant bits), then by heap position (which depends only on the
-//! query, so it is deterministic). The rounding matters: on an
-//! open grid every cell of the parallelogram between start and goal has the
-//! same octile `f`, but sums of 1s and √2s reach it with different rounding
-//! errors, so comparing raw floats lets that noise — not depth — break the
-//! ties, and the search floods the whole plateau. With rounded keys the
-//! deeper node wins and the search runs straight to the goal. The price is
-//! that a returned cost may exceed the optimum by at most [`F_QUANTUM`]
-//! (6e-8), far below the Moving AI tolerance (1e-6 plus one printed unit).
+//! Costs are summed in `f64`. The open list (a binary heap, see `OpenList`)
+//! pops by `f` rounded to a multiple of [`F_QUANTUM`] (2^-24), then the
+//! larger `g` (deeper node, to 20 significant bits), then by heap position
+//! (which depends only on the query, so it is deterministic). The rounding
+//! matters: on an open grid every cell of the parallelogram between start
+//! and goal has the same octile `f`, but sums of 1s and √2s reach it with
+//! different rounding errors, so comparing raw floats lets that noise — not
+//! depth — break the ties, and the search floods the whole plateau. With
+//! rounded keys the deeper node wins and the search runs straight to the
+//! goal. The price is that a returned cost may exceed the optimum by at most
+//! [`F_QUANTUM`] (6e-8), far below the Moving AI tolerance (1e-6 plus one
+//! printed unit).
 //! So a query's answer depends only on the grid and the query.
 //! A [`GridPlanner`] is the reusable search context: per-cell `g`, parent and
 //! a generation stamp in one flat array, so starting a query is O(1), and a
@@ -166,61 +166,25 @@ struct Node {
     stamp: u32,
 }
 
-/// Width of an open-list bucket as a shift of the `f` key: 2^21 key units
-/// of 2^-24 are 1/8 of a straight step.
-const BUCKET_SHIFT: u32 = 21;
-
-/// Buckets in the ring (a power of two). An expansion pushes `f` at most
-/// two step costs above the `f` it pops (the octile heuristic is
-/// consistent), so 256 buckets of 1/8 hold every push of maps whose
-/// multipliers stay below about 11; dearer pushes go to the heap.
-const RING_BUCKETS: usize = 256;
-
-/// The bucket of an `f` key.
-#[inline]
-fn bucket_of(f: u64) -> u64 {
-    f >> BUCKET_SHIFT
-}
-
-/// The open list: a bucket queue on `f` whose current bucket is a binary
-/// heap, with lazy deletion and a one-entry fast lane.
-///
-/// Entries whose `f` falls in a later bucket (within the ring) wait unsorted
-/// in that bucket and enter the heap only when the search reaches it, so
-/// the heap holds a sliver of the open list and stays shallow. Pops are in
-/// exact rank order all the same: every entry of a later bucket ranks after
-/// every entry of the current one.
+/// The open list: a binary heap with lazy deletion, and a one-entry fast
+/// lane in front of it.
 ///
 /// A cell reached again more cheaply is pushed again; the dearer entry left
 /// behind is skipped when it surfaces because its cell is closed by then (no
-/// per-cell heap positions to keep up to date). A successor that outranks
-/// every open entry — on open ground, the next step straight on — waits in
-/// `next` and is expanded without touching the heap.
+/// per-cell heap positions to keep up to date on every move). A successor
+/// that outranks every open entry — on open ground, the next step straight
+/// on — waits in `next` and is expanded without touching the heap.
 #[derive(Clone, Debug, Default)]
 struct OpenList {
-    /// Ranks at most every other entry.
+    /// Ranks at most every heap entry.
     next: Option<Entry>,
-    /// Entries of the buckets up to `current`, and any beyond the ring.
     heap: Heap,
-    /// Later buckets: bucket `b` is at `ring[b % RING_BUCKETS]`.
-    ring: Vec<Vec<Entry>>,
-    /// Entries in `ring`.
-    ring_len: usize,
-    current: u64,
 }
 
 impl OpenList {
-    fn clear(&mut self, start_f: u64) {
+    fn clear(&mut self) {
         self.next = None;
         self.heap.clear();
-        if self.ring_len > 0 {
-            self.ring.iter_mut().for_each(Vec::clear);
-            self.ring_len = 0;
-        }
-        if self.ring.is_empty() {
-            self.ring.resize_with(RING_BUCKETS, Vec::new);
-        }
-        self.current = bucket_of(start_f);
     }
 
     fn reserve(&mut self, entries: usize) {
@@ -228,12 +192,6 @@ impl OpenList {
     }
 
     fn push(&mut self, entry: Entry) {
-        let bucket = bucket_of(entry.f);
-        if bucket > self.current && bucket - self.current < RING_BUCKETS as u64 {
-            self.ring[bucket as usize % RING_BUCKETS].push(entry);
-            self.ring_len += 1;
-            return;
-        }
         let rank = entry.rank();
         match self.next {
             Some(next) if rank < next.rank() => {
@@ -241,9 +199,7 @@ impl OpenList {
                 self.heap.push(next);
             }
             Some(_) => self.heap.push(entry),
-            None if bucket <= self.current
-                && self.heap.top().is_none_or(|top| rank < top.rank()) =>
-            {
+            None if self.heap.top().is_none_or(|top| rank < top.rank()) => {
                 self.next = Some(entry);
             }
             None => self.heap.push(entry),
@@ -251,24 +207,7 @@ impl OpenList {
     }
 
     fn pop(&mut self) -> Option<Entry> {
-        if let Some(next) = self.next.take() {
-            return Some(next);
-        }
-        loop {
-            match self.heap.top() {
-                Some(top) if bucket_of(top.f) <= self.current => return self.heap.pop(),
-                _ if self.ring_len > 0 => {
-                    self.current += 1;
-                    let bucket = &mut self.ring[self.current as usize % RING_BUCKETS];
-                    self.ring_len -= bucket.len();
-                    for entry in bucket.drain(..) {
-                        self.heap.push(entry);
-                    }
-                }
-                Some(top) => self.current = bucket_of(top.f),
-                None => return None,
-            }
-        }
+        self.next.take().or_else(|| self.heap.pop())
     }
 }
 
@@ -552,7 +491,7 @@ impl GridPlanner {
         let nodes = &mut self.nodes[..cost.len()];
         let open = &mut self.open;
         let first = Entry::new(octile(s, t, stride), 0.0, s);
-        open.clear(first.f);
+        open.clear();
 
         nodes[s] = Node {
             g: 0.0,
@@ -658,7 +597,7 @@ impl GridPlanner {
         let heuristic = |(x, y): (u32, u32)| multiplier * octile_d(x.abs_diff(tx), y.abs_diff(ty));
 
         let first = Entry::new(heuristic(coordinates(s)), 0.0, s);
-        open.clear(first.f);
+        open.clear();
         nodes[s] = Node {
             g: 0.0,
             parent: s as u32,
