@@ -746,6 +746,39 @@ mod tests {
     }
 
     #[test]
+    fn the_open_list_pops_in_rank_order_like_a_sorted_list() {
+        // Interleaved pushes and pops of pseudo-random entries (many equal
+        // `f` keys) against a list kept sorted by rank.
+        let mut state = 0x2545_f491_4f6c_dd1d_u64;
+        let mut random = move |modulus: u64| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state % modulus
+        };
+        let mut open = OpenList::default();
+        open.clear();
+        let mut reference: Vec<Entry> = Vec::new();
+        for round in 0..5_000 {
+            if random(3) > 0 {
+                let g = random(64) as f64 * 0.5;
+                let entry = Entry::new(g + random(16) as f64, g, round);
+                open.push(entry);
+                reference.push(entry);
+            } else {
+                reference.sort_by_key(|entry| std::cmp::Reverse(entry.rank()));
+                let expected = reference.pop().map(|entry| entry.rank());
+                assert_eq!(open.pop().map(|entry| entry.rank()), expected);
+            }
+        }
+        reference.sort_by_key(|entry| std::cmp::Reverse(entry.rank()));
+        while let Some(expected) = reference.pop() {
+            assert_eq!(open.pop().map(|entry| entry.rank()), Some(expected.rank()));
+        }
+        assert_eq!(open.pop(), None);
+    }
+
+    #[test]
     fn an_open_diagonal_costs_root_two_per_step() {
         let g = CostGrid::new(&GridMap::open(4, 4).unwrap(), Mobility::GROUND).unwrap();
         let p = GridPlanner::new()
