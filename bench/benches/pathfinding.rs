@@ -1,5 +1,7 @@
 //! Grid A* against its peer, the `pathfinding` crate's `astar`, on the same
-//! Moving AI queries (arena2 and 64room_000); quadtree A* with rubber-banding
+//! Moving AI queries (arena2 and 64room_000) — as the `paths` stage runs it
+//! (jump point search, these maps being of uniform cost) and cell by cell
+//! (a bounded query whose limit is never reached); quadtree A* with rubber-banding
 //! against grid A* on 64room_000; batched planning on one and two threads.
 //!
 //! Every planner's answers are checked against the scenarios' optimal
@@ -109,7 +111,11 @@ fn peer_astar(case: &Case, s: &Scenario) -> Option<(Vec<usize>, u64)> {
     )
 }
 
-/// Both planners reproduce every selected scenario's optimal length.
+/// A node limit no search reaches: the bounded search, which never jumps,
+/// runs as plain A* expanding cell by cell.
+const CELL_BY_CELL: u32 = u32::MAX - 1;
+
+/// Every planner reproduces every selected scenario's optimal length.
 fn check_answers(case: &Case) {
     let mut planner = GridPlanner::for_grid(&case.grid);
     let mut path = Path::default();
@@ -120,6 +126,17 @@ fn check_answers(case: &Case) {
         assert!(
             s.matches(path.cost),
             "{} line {}: convoy found {} expected {}",
+            case.name,
+            s.line,
+            path.cost,
+            s.optimal_length
+        );
+        let reached = planner
+            .find_path_bounded_into(&case.grid, s.start, s.goal, CELL_BY_CELL, &mut path)
+            .unwrap_or_else(|e| panic!("{} line {}: {e}", case.name, s.line));
+        assert!(
+            reached && s.matches(path.cost),
+            "{} line {}: convoy cell by cell found {} expected {}",
             case.name,
             s.line,
             path.cost,
@@ -155,6 +172,26 @@ fn grid_astar(c: &mut Criterion) {
                 for s in &case.scenarios {
                     if planner
                         .find_path_into(&case.grid, s.start, s.goal, &mut path)
+                        .is_ok()
+                    {
+                        total += path.cost;
+                    }
+                }
+                black_box(total)
+            });
+        });
+        group.bench_function("convoy_cell_by_cell", |b| {
+            b.iter(|| {
+                let mut total = 0.0;
+                for s in &case.scenarios {
+                    if planner
+                        .find_path_bounded_into(
+                            &case.grid,
+                            s.start,
+                            s.goal,
+                            CELL_BY_CELL,
+                            &mut path,
+                        )
                         .is_ok()
                     {
                         total += path.cost;

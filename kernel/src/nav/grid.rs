@@ -278,6 +278,8 @@ pub struct CostGrid {
     stride: u32,
     /// Multiplier per padded cell, [`BLOCKED`] where impassable.
     cost: Vec<f32>,
+    /// The multiplier every passable cell shares, if they all share one.
+    uniform_cost: Option<f32>,
     regions: RegionLabels,
 }
 
@@ -295,11 +297,15 @@ impl CostGrid {
             }
         }
         let regions = RegionLabels::label(&cost, stride as usize);
+        let mut passable = cost.iter().copied().filter(|&c| c != BLOCKED);
+        let first = passable.next();
+        let uniform_cost = first.filter(|&c| passable.all(|other| other == c));
         Ok(Self {
             width: map.width,
             height: map.height,
             stride,
             cost,
+            uniform_cost,
             regions,
         })
     }
@@ -357,6 +363,13 @@ impl CostGrid {
     #[must_use]
     pub(crate) fn costs(&self) -> &[f32] {
         &self.cost
+    }
+
+    /// The multiplier every passable cell shares, or `None` when they differ
+    /// (or none is passable): where it is `Some`, grid A* may jump.
+    #[must_use]
+    pub(crate) fn uniform_cost(&self) -> Option<f32> {
+        self.uniform_cost
     }
 
     /// The multiplier of `cell`, or `None` if it is off the map or
