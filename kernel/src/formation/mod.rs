@@ -5,9 +5,10 @@
 //! platoon's own position travels along the path the `paths` stage planned
 //! for it, its heading turns toward each new leg as it approaches, and at
 //! the end it turns to the ordered facing. Its speed starts at the slowest
-//! member's top speed, falls as the farthest straggler drops behind its
-//! slot, and is zero — the platoon waits — once a straggler is more than
-//! `2 × maxspeed` away. Each member's drive-to point is its slot: a 2D
+//! member's top speed (divided by the cost of the ground under the
+//! platoon, as its members are slowed), falls as the farthest straggler
+//! drops behind its slot, and is zero — the platoon waits — once a
+//! straggler is more than `2 × maxspeed` away. Each member's drive-to point is its slot: a 2D
 //! offset ([`shape`]) turned to the platoon heading; a column instead walks
 //! back along the path ([`path`]) so it snakes round corners. A slot whose
 //! line from the lead crosses a blocked cell is pulled toward the column
@@ -47,7 +48,7 @@ use rayon::prelude::*;
 use crate::nav::{GridPlanner, Path, ROUTE_POINTS, WorldMap};
 use crate::parallel::{count_rows, for_each_chunk3};
 use crate::random::unit_f32;
-use crate::steer::ARRIVE_RADIUS;
+use crate::steer::{ARRIVE_RADIUS, terrain_slowdown};
 use crate::vehicles::{NONE, Vehicles};
 use path::PathView;
 pub use platoon::{
@@ -331,7 +332,8 @@ fn advance(
         let lag = (0..=members.last)
             .filter_map(|slot| Some(positions[members.rows[slot]?].distance(reference[slot])))
             .fold(0.0, f32::max);
-        move_along(platoon, &view, &members, lag, dt);
+        let slowdown = terrain_slowdown(world.map, platoon.position);
+        move_along(platoon, &view, &members, (lag, slowdown), dt);
     } else {
         platoon.speed = 0.0;
     }
@@ -389,11 +391,19 @@ struct Soften<'a, 'b> {
 /// Force 21 speed and path following: speed from the slowest member and
 /// the farthest straggler, position along the path, heading toward the
 /// path a spacing ahead (so it turns as a corner approaches).
-fn move_along(platoon: &mut Platoon, view: &PathView<'_>, members: &Members, lag: f32, dt: f32) {
+fn move_along(
+    platoon: &mut Platoon,
+    view: &PathView<'_>,
+    members: &Members,
+    (lag, slowdown): (f32, f32),
+    dt: f32,
+) {
     // Full speed while every member is within the arrival radius of its
-    // slot, slowing linearly to a stop at `2 × maxspeed` metres behind.
+    // slot, slowing linearly to a stop at `2 × maxspeed` metres behind;
+    // slower ground under the platoon slows it as it slows its members.
     let limit = 2.0 * members.slowest;
-    platoon.speed = members.slowest * ((limit - lag) / (limit - ARRIVE_RADIUS)).clamp(0.0, 1.0);
+    let top = members.slowest / slowdown;
+    platoon.speed = top * ((limit - lag) / (limit - ARRIVE_RADIUS)).clamp(0.0, 1.0);
     let length = platoon.route_length;
     platoon.travelled = (platoon.travelled + platoon.speed * dt).min(length);
     platoon.position = view.point_at(platoon.travelled);

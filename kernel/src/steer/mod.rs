@@ -3,7 +3,9 @@
 //! `steering` turns each unit's drive-to point into a desired velocity —
 //! Force 21's drive-to ([`seek`]) with vehicle avoidance ([`avoid`]), or a
 //! potential field among moving bodies ([`field`]), chosen per unit by its
-//! `steer_mode` column — and tracks progress for the stuck-unit count.
+//! `steer_mode` column — no faster than its cruise speed divided by the
+//! cost multiplier of the cell it is on (swamps and nebulae slow units),
+//! and tracks progress for the stuck-unit count.
 //! `integrate` ([`dynamics`]) moves units toward that velocity as their kind
 //! allows. [`turning`] bends a path's corners to a vehicle's turning circle.
 
@@ -114,13 +116,14 @@ pub fn steer_columns(columns: &mut ColumnsMut<'_>, world: SteerWorld<'_>) -> Ste
                 let unit = first + offset;
                 let me = body(unit);
                 let target = drive_to[unit];
+                let slowdown = terrain_slowdown(world.map, me.position);
                 let wanted = if steer_mode[unit] == SteerMode::PotentialField as u8 {
                     let field_unit = FieldUnit {
                         position: me.position,
                         radius: me.shield.x.max(me.shield.y),
                         speed: me.velocity.length(),
                         turn_rate: turn_rate[unit],
-                        max_speed: max_speed[unit],
+                        max_speed: cruise_speed[unit] / slowdown,
                         max_brake: max_brake[unit],
                     };
                     field::field_velocity(&field_unit, target, world.bodies)
@@ -128,7 +131,7 @@ pub fn steer_columns(columns: &mut ColumnsMut<'_>, world: SteerWorld<'_>) -> Ste
                     let seek = seek::drive_to_velocity(
                         me.position,
                         target,
-                        cruise_speed[unit],
+                        cruise_speed[unit] / slowdown,
                         max_brake[unit],
                     );
                     let mut search = ThreatSearch::new(me, seek);
@@ -171,6 +174,15 @@ pub fn steer_columns(columns: &mut ColumnsMut<'_>, world: SteerWorld<'_>) -> Ste
         stopped,
         stuck,
     }
+}
+
+/// How much the ground under `position` slows a unit: its cell's cost
+/// multiplier (swamp, nebula), at least 1; 1 off the map or with none.
+#[inline]
+#[must_use]
+pub fn terrain_slowdown(map: Option<&WorldMap>, position: Vec2) -> f32 {
+    map.and_then(|map| map.grid().cost(map.cell_at(position)?))
+        .map_or(1.0, |cost| cost.max(1.0))
 }
 
 /// An avoidance swerve that would carry the unit into a blocked cell
