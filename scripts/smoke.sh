@@ -20,7 +20,8 @@ for figures in report["stages"] + [report["tick"]]:
 for key in ["schema", "machine", "threads", "profile", "units", "ticks", "checksum"]:
     assert key in report, f"report lacks {key}"
 assert report["ticks"] == 60, report["ticks"]
-quality = ["arrived", "collisions_per_1000_unit_ticks", "mean_speed_fraction", "stuck"]
+quality = ["arrived", "collisions_per_1000_unit_ticks", "mean_speed_fraction", "stuck",
+           "formation_error_mean_m", "formation_error_p95_m", "platoons_arrived"]
 missing = [key for key in quality if key not in report["quality"]]
 assert not missing, f"quality lacks {missing}"
 print(f"smoke: {report['units']} units, {report['ticks']} ticks, every stage reported, checksum {report['checksum']}")
