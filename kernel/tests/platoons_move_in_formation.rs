@@ -444,3 +444,48 @@ fn a_line_squeezes_through_a_narrow_gap_both_ways() {
         );
     }
 }
+
+/// A U-turn round the end of a wall, in a vee.
+#[test]
+fn a_vee_makes_a_u_turn_round_a_wall() {
+    let mut map = open_map();
+    for x in 0..60 {
+        map.set(Cell::new(x, 30), Terrain::Blocked);
+    }
+    let mut sim = sim_on(&map, 2);
+    let id = platoon(
+        &mut sim,
+        VehicleKind::Tracked,
+        at(30.0, 20.0),
+        &PlatoonSpec::force21(Formation::Vee),
+    );
+    sim.order_platoon(id, at(30.0, 40.0), Some(std::f32::consts::PI))
+        .expect("valid");
+    let seen = run(&mut sim, &map, 9000);
+    assert!(seen.ticks > 0, "never arrived: {seen:?}");
+    assert!(seen.mean_error_m < 8.0, "{seen:?}");
+    assert_on_distinct_spots(&sim);
+}
+
+#[test]
+fn platoons_ordered_to_one_place_get_distinct_spots_and_all_arrive() {
+    let map = open_map();
+    let mut sim = sim_on(&map, 2);
+    let ids: Vec<PlatoonId> = (0..4)
+        .map(|k| {
+            platoon(
+                &mut sim,
+                VehicleKind::Tracked,
+                at(12.0, 10.0 + 12.0 * k as f32),
+                &PlatoonSpec::force21(Formation::Wedge),
+            )
+        })
+        .collect();
+    for &id in &ids {
+        sim.order_platoon(id, at(60.0, 30.0), Some(0.0))
+            .expect("valid");
+    }
+    let seen = run(&mut sim, &map, 9000);
+    assert!(seen.ticks > 0, "never arrived: {seen:?}");
+    assert_on_distinct_spots(&sim);
+}

@@ -12,6 +12,8 @@
 //! - bounding spheres cull, and swept spheres — each vehicle a capsule along
 //!   its heading, radius its lateral half-width — decide;
 //! - if the drive-to point is too close to the threat, the unit stops;
+//! - (ours) a pair already moving apart is no threat: its nearest approach
+//!   is past;
 //! - two units side by side, same speed and heading: the one on the right
 //!   speeds up so the other can pass behind;
 //! - the blend `t = min((10 − minTime) / 5, 1)`,
@@ -37,6 +39,8 @@ const SPEED_UP_FRACTION: f32 = 0.25;
 /// Capsules closer than this at nearest approach count as colliding, metres:
 /// a margin for the turn and braking limits that delay the answer.
 pub const CLEARANCE_M: f32 = 1.0;
+/// Relative speed above which a pair moving apart is no threat, m/s.
+const SEPARATING_SPEED: f32 = 0.1;
 
 /// One vehicle as avoidance sees it.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -125,8 +129,17 @@ impl ThreatSearch {
         let offset = other.position - me.position;
         let closing = other.velocity - me.velocity;
         let closing_sq = closing.length_squared();
+        let approach = -offset.dot(closing);
+        // Already moving apart: the nearest approach is behind them, so
+        // this pair is no threat, however close (answering it would turn
+        // the unit back toward the other, and the two would dither on the
+        // edge of the capsule test for ever). Pairs keeping pace (side by
+        // side) are still tested where they stand.
+        if approach <= 0.0 && closing_sq > SEPARATING_SPEED * SEPARATING_SPEED {
+            return;
+        }
         let time = if closing_sq > 1e-12 {
-            (-offset.dot(closing) / closing_sq).max(0.0)
+            (approach / closing_sq).max(0.0)
         } else {
             0.0
         };
