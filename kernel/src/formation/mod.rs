@@ -282,7 +282,7 @@ fn advance(
     };
     let view = PathView {
         start: platoon.path_start,
-        start_heading: platoon.start_heading,
+        start_direction: Vec2::from_angle(platoon.start_heading),
         corners,
         arcs,
     };
@@ -488,15 +488,15 @@ fn layout(
     let turn = Vec2::from_angle(pose.heading);
     out[0] = pose.anchor;
     for slot in 1..=last {
-        let place = |shape: Formation, out: &[Vec2; MAX_MEMBERS]| {
-            let column = view.point_at(pose.s - slot as f32 * spacing);
-            match shape.parent(slot) {
-                Some(parent) if !shape.follows_path() => {
-                    let step = (shape.offset(slot) - shape.offset(parent)) * spacing;
-                    out[parent] + turn.rotate(step)
-                }
-                _ => column,
+        // The slot's column position on the path: a column's place, and
+        // where a blocked slot is pulled toward.
+        let column = view.point_at(pose.s - slot as f32 * spacing);
+        let place = |shape: Formation, out: &[Vec2; MAX_MEMBERS]| match shape.parent(slot) {
+            Some(parent) if !shape.follows_path() => {
+                let step = (shape.offset(slot) - shape.offset(parent)) * spacing;
+                out[parent] + turn.rotate(step)
             }
+            _ => column,
         };
         let mut ideal = place(current, out);
         if weight < 1.0 {
@@ -507,10 +507,7 @@ fn layout(
         // slots are softened.
         let on_path = current.follows_path() && weight >= 1.0;
         out[slot] = match soften.as_mut().filter(|_| !on_path) {
-            Some(soften) => {
-                let column = view.point_at(pose.s - slot as f32 * spacing);
-                soften_slot(platoon, slot, pose.anchor, ideal, column, soften)
-            }
+            Some(soften) => soften_slot(platoon, slot, pose.anchor, ideal, column, soften),
             None => ideal,
         };
     }

@@ -11,13 +11,13 @@
 use glam::Vec2;
 
 /// A path view: `start`, then `corners`; before `start` the line back
-/// along `start_heading`.
+/// along `start_direction`.
 #[derive(Clone, Copy, Debug)]
 pub struct PathView<'a> {
     /// Where the path starts.
     pub start: Vec2,
-    /// The heading at the start, radians.
-    pub start_heading: f32,
+    /// The unit direction of travel at the start.
+    pub start_direction: Vec2,
     /// The route's corners after `start`.
     pub corners: &'a [Vec2],
     /// The arc length at each corner ([`arc_lengths`]), so finding a point
@@ -43,7 +43,7 @@ impl PathView<'_> {
     #[must_use]
     pub fn point_at(&self, s: f32) -> Vec2 {
         if s <= 0.0 {
-            return self.start - Vec2::from_angle(self.start_heading) * (-s);
+            return self.start - self.start_direction * (-s);
         }
         let Some(leg) = self.arcs.iter().position(|&arc| arc >= s) else {
             return self.corners.last().copied().unwrap_or(self.start);
@@ -74,7 +74,7 @@ mod tests {
         arc_lengths(Vec2::ZERO, &corners, &mut arcs);
         let view = PathView {
             start: Vec2::ZERO,
-            start_heading: 0.0,
+            start_direction: Vec2::X,
             corners: &corners,
             arcs: &arcs,
         };
@@ -98,7 +98,7 @@ mod tests {
         arc_lengths(Vec2::ZERO, &corners, &mut arcs);
         let view = PathView {
             start: Vec2::ZERO,
-            start_heading: 1.0,
+            start_direction: Vec2::from_angle(1.0),
             corners: &corners,
             arcs: &arcs,
         };

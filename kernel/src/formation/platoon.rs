@@ -448,7 +448,7 @@ impl Platoons {
         let first = index as usize * ROUTE_POINTS;
         PathView {
             start: platoon.path_start,
-            start_heading: platoon.start_heading,
+            start_direction: Vec2::from_angle(platoon.start_heading),
             corners: &self.routes.of(index)[..points],
             arcs: &self.arcs[first..first + points],
         }
