@@ -428,7 +428,7 @@ fn an_unknown_layer_is_refused_with_the_valid_names() {
         &output,
         &[
             "`forests`",
-            "terrain, quadtree, containers, swamps, obstacles, inflated, roads, bridges, visgraph, explored, spatial-grid, routes, drive-to, shields, units, avoidance, stuck, path",
+            "terrain, quadtree, containers, swamps, obstacles, inflated, roads, bridges, visgraph, explored, spatial-grid, routes, platoons, drive-to, shields, units, avoidance, stuck, path",
         ],
     );
     assert!(!out.exists());
@@ -647,6 +647,63 @@ fn routes_run_from_each_unit_through_its_remaining_corners_to_the_last() {
     }
 }
 
+/// The platoon layer against a simulation stepped alike: a ring at each
+/// platoon's position, a square at each occupied slot's drive-to point, and
+/// the path ahead starting at the platoon.
+#[test]
+fn the_platoon_layer_draws_each_platoon_and_its_slots_where_the_kernel_has_them() {
+    let tick = 12;
+    let profile_path = visual("walls-platoons.toml");
+    let svg = render(
+        "walls-platoons.svg",
+        &[
+            profile_path.to_str().unwrap(),
+            "--tick",
+            &tick.to_string(),
+            "--layers",
+            "platoons",
+            "--width",
+            "640",
+        ],
+    );
+    let doc = roxmltree::Document::parse(&svg).unwrap();
+    let profile = Profile::load(&profile_path).unwrap();
+    let mut sim = convoy::scenario::build(&profile, 1).unwrap();
+    for _ in 0..tick {
+        sim.step(profile.run.dt);
+    }
+    let platoons = sim.platoons();
+    assert_eq!(platoons.len(), 2);
+    let rings = elements_of_class(&doc, "platoon");
+    assert_eq!(rings.len(), platoons.len());
+    let slots = elements_of_class(&doc, "slot");
+    let occupied: usize = platoons.iter().map(|(_, p)| p.member_count()).sum();
+    assert_eq!(slots.len(), occupied);
+    for ring in &rings {
+        let index: u32 = ring.attribute("data-platoon").unwrap().parse().unwrap();
+        let (_, platoon) = platoons.iter().find(|(id, _)| id.index == index).unwrap();
+        let centre = [attribute(ring, "cx"), attribute(ring, "cy")];
+        assert_near(&centre, metres_to_px(&sim, platoon.position), "platoon");
+    }
+    for square in &slots {
+        let index: u32 = square.attribute("data-platoon").unwrap().parse().unwrap();
+        let slot: usize = square.attribute("data-slot").unwrap().parse().unwrap();
+        let (_, platoon) = platoons.iter().find(|(id, _)| id.index == index).unwrap();
+        let centre = [attribute(square, "x") + 2.0, attribute(square, "y") + 2.0];
+        assert_near(&centre, metres_to_px(&sim, platoon.targets[slot]), "slot");
+    }
+    for line in elements_of_class(&doc, "platoon-path") {
+        let index: u32 = line.attribute("data-platoon").unwrap().parse().unwrap();
+        let (_, platoon) = platoons.iter().find(|(id, _)| id.index == index).unwrap();
+        let points = numbers(line.attribute("points").unwrap());
+        assert_near(
+            &points[..2],
+            metres_to_px(&sim, platoon.position),
+            "path start",
+        );
+    }
+}
+
 #[test]
 fn the_stuck_layer_rings_exactly_the_units_the_kernel_counts_as_stuck() {
     let tick = 100;
@@ -676,7 +733,19 @@ fn the_stuck_layer_rings_exactly_the_units_the_kernel_counts_as_stuck() {
 
 #[test]
 fn the_avoidance_layer_draws_one_line_per_unit_avoidance_changed_last_tick() {
-    let tick = 60;
+    // The first tick at which steering swerved some unit.
+    let profile = Profile::load(&visual(WALLS_PROFILE)).unwrap();
+    let mut probe = convoy::scenario::build(&profile, 1).unwrap();
+    let tick = (1..=profile.run.ticks)
+        .find(|_| {
+            probe.reset_instruments();
+            probe.step(profile.run.dt);
+            let (stages, _) = probe.report();
+            stages
+                .iter()
+                .any(|stage| stage.name == "steering" && stage.counters["avoiding_units"] > 0.0)
+        })
+        .expect("some unit avoids another in the walls scene");
     let svg = render_walls_at(tick, "avoidance");
     let doc = roxmltree::Document::parse(&svg).unwrap();
     let lines: usize = elements_of_class(&doc, "avoidance")

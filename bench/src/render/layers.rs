@@ -93,6 +93,11 @@ pub const LAYERS: &[Layer] = &[
         draw: routes,
     },
     Layer {
+        name: "platoons",
+        style: r##"fill="none" stroke="#2ca02c" stroke-width="1.2""##,
+        draw: platoons,
+    },
+    Layer {
         name: "drive-to",
         style: r##"stroke="#9a9a9a" stroke-width="0.4" fill="#777""##,
         draw: drive_to,
@@ -732,6 +737,76 @@ fn routes(scene: &Scene<'_>, svg: &mut Svg) -> Option<()> {
         label: format!("routes ({drawn}; string-pulled corners, the raw cell path is not kept)"),
         fill: "none",
         stroke: "#9467bd",
+    });
+    Some(())
+}
+
+/// Each platoon: the rest of its path (from its own position through the
+/// corners still ahead), a ring at its position and a square at each
+/// occupied slot's drive-to point this tick.
+fn platoons(scene: &Scene<'_>, svg: &mut Svg) -> Option<()> {
+    let platoons = scene.sim?.platoons();
+    let mut drawn = 0;
+    for (id, platoon) in platoons.iter() {
+        drawn += 1;
+        let path = platoons.path(id.index);
+        let ahead = path
+            .corners
+            .iter()
+            .zip(path.arcs)
+            .filter(|&(_, &arc)| arc > platoon.travelled)
+            .map(|(&corner, _)| corner);
+        let points: Vec<[f64; 2]> = std::iter::once(platoon.position)
+            .chain(ahead)
+            .map(v)
+            .collect();
+        if points.len() > 1 && svg.view().sees(lower(&points), upper(&points)) {
+            svg.element(
+                "polyline",
+                &[
+                    ("class", "platoon-path".to_owned()),
+                    ("data-platoon", id.index.to_string()),
+                    ("points", svg.points(points)),
+                ],
+            );
+        }
+        let [cx, cy] = svg
+            .view()
+            .px(f64::from(platoon.position.x), f64::from(platoon.position.y));
+        svg.element(
+            "circle",
+            &[
+                ("class", "platoon".to_owned()),
+                ("data-platoon", id.index.to_string()),
+                ("cx", num(cx)),
+                ("cy", num(cy)),
+                ("r", num(4.0)),
+            ],
+        );
+        for (slot, _) in platoon.occupied() {
+            let target = platoon.targets[slot];
+            let [x, y] = svg.view().px(f64::from(target.x), f64::from(target.y));
+            svg.element(
+                "rect",
+                &[
+                    ("class", "slot".to_owned()),
+                    ("data-platoon", id.index.to_string()),
+                    ("data-slot", slot.to_string()),
+                    ("x", num(x - 2.0)),
+                    ("y", num(y - 2.0)),
+                    ("width", num(4.0)),
+                    ("height", num(4.0)),
+                ],
+            );
+        }
+    }
+    if drawn == 0 {
+        return None;
+    }
+    svg.legend(Swatch {
+        label: format!("platoons ({drawn}): path ahead, position, slots"),
+        fill: "none",
+        stroke: "#2ca02c",
     });
     Some(())
 }
