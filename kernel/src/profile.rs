@@ -296,8 +296,9 @@ pub struct PathsSection {
     /// Most requests answered per tick (≥ 1).
     #[serde(default = "default_requests_per_tick")]
     pub max_requests_per_tick: u32,
-    /// The stage stops serving once its searches expanded this many nodes
-    /// in a tick (≥ 1): the per-tick planning budget.
+    /// The stage stops serving once its searches' work reached this many
+    /// cells in a tick (≥ 1; cells expanded, or stepped onto by jump point
+    /// runs; visibility-graph nodes expanded): the per-tick planning budget.
     #[serde(default = "default_nodes_per_tick")]
     pub max_expanded_nodes_per_tick: u64,
 }

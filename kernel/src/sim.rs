@@ -512,6 +512,7 @@ impl Sim {
                     Counter::sum("unreachable", served.unreachable as f64),
                     Counter::sum("requested", served.requested as f64),
                     Counter::mean("expanded", served.expanded as f64),
+                    Counter::mean("work_cells", served.work as f64),
                     Counter::max("queue_len", served.waiting as f64),
                 ]
             });

@@ -18,6 +18,7 @@ fn one_at_a_time(grid: &CostGrid, queries: &[GridQuery]) -> Vec<GridAnswer> {
                 result,
                 path,
                 expanded: planner.expanded(),
+                work: planner.work(),
             }
         })
         .collect()
@@ -73,4 +74,28 @@ fn batched_answers_equal_sequential_answers_with_one_and_two_threads() {
             }
         }
     }
+}
+
+/// A query's work counts the cells its search touched: a jump point
+/// search's runs step onto every cell of a straight corridor even though it
+/// expands only its ends; a cell-by-cell search's work is what it expanded.
+#[test]
+fn work_counts_the_cells_a_jump_point_search_steps_across() {
+    let map = convoy::nav::GridMap::open(64, 1).expect("valid size");
+    let grid = CostGrid::new(&map, Mobility::GROUND).expect("valid");
+    let mut planner = GridPlanner::new();
+    let (start, goal) = (Cell::new(0, 0), Cell::new(63, 0));
+    planner.find_path(&grid, start, goal).expect("a corridor");
+    assert!(
+        planner.expanded() <= 2,
+        "jump points: {}",
+        planner.expanded()
+    );
+    assert!(planner.work() >= 63, "cells stepped: {}", planner.work());
+    let mut path = Path::default();
+    planner
+        .find_path_bounded_into(&grid, start, goal, 1000, &mut path)
+        .expect("a corridor");
+    assert_eq!(planner.work(), planner.expanded());
+    assert!(planner.expanded() >= 63);
 }

@@ -313,6 +313,8 @@ pub struct GridPlanner {
     /// The directions a jump point search tries from the node it expands.
     directions: Vec<Direction>,
     expanded: u32,
+    /// Cells the last query touched (see [`GridPlanner::work`]).
+    work: u32,
 }
 
 /// Where a search ended.
@@ -353,6 +355,15 @@ impl GridPlanner {
     #[must_use]
     pub fn expanded(&self) -> u32 {
         self.expanded
+    }
+
+    /// The last query's work in cells: those it expanded, or for a jump
+    /// point search those its runs stepped onto. A deterministic stand-in
+    /// for its time, whichever way it searched (the `paths` stage's node
+    /// budget counts it).
+    #[must_use]
+    pub fn work(&self) -> u32 {
+        self.work
     }
 
     /// The cells the last search that ran reached (opened or expanded; for
@@ -446,6 +457,7 @@ impl GridPlanner {
         out.length = 0.0;
         out.cost = 0.0;
         self.expanded = 0;
+        self.work = 0;
         for (which, cell) in [("start", start), ("goal", goal)] {
             if !grid.contains(cell) {
                 return Err(PathError::OffMap { which, cell });
@@ -530,6 +542,7 @@ impl GridPlanner {
             expanded += 1;
             if i == t {
                 self.expanded = expanded;
+                self.work = expanded;
                 return Outcome {
                     end: t,
                     reached_goal: true,
@@ -575,6 +588,7 @@ impl GridPlanner {
             }
         }
         self.expanded = expanded;
+        self.work = expanded;
         Outcome {
             end: best,
             reached_goal: best == t,
@@ -638,6 +652,7 @@ impl GridPlanner {
             }
         }
         self.expanded = expanded;
+        self.work = expanded.saturating_add(jumper.scanned());
         // One region: the goal is always reached.
         let reached_goal = nodes[t].stamp == closed;
         Outcome {

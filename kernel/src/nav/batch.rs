@@ -67,6 +67,8 @@ pub struct GridAnswer {
     pub path: Path,
     /// Nodes the search expanded.
     pub expanded: u32,
+    /// Its work in cells ([`super::GridPlanner::work`]).
+    pub work: u32,
 }
 
 impl Default for GridAnswer {
@@ -75,6 +77,7 @@ impl Default for GridAnswer {
             result: Err(PathError::Unreachable),
             path: Path::default(),
             expanded: 0,
+            work: 0,
         }
     }
 }
@@ -94,6 +97,7 @@ fn answer_one(
         &mut answer.path,
     );
     answer.expanded = planner.expanded();
+    answer.work = planner.work();
 }
 
 /// Solves batches of grid queries on the current rayon pool; working memory,

@@ -4,10 +4,12 @@
 //! bad-position requests of the tick before) in batches, first in first
 //! out, while its budget and the per-tick request cap last; the rest waits
 //! for the next tick — the time-slicing of Smith, *Polygon Soup for the
-//! Programmer's Soul* (GDC 2002). The budget counts expanded search nodes,
-//! not microseconds: a wall-clock budget would make which requests a tick
-//! serves depend on the machine's speed, and lockstep replays diverge.
-//! (The stage's time is still measured against its frame budget.) A batch is planned with grid A* across the rayon pool
+//! Programmer's Soul* (GDC 2002). The budget counts the searches' work in
+//! cells ([`super::GridPlanner::work`]: cells expanded, or stepped onto by
+//! jump point runs), not microseconds: a wall-clock budget would make which
+//! requests a tick serves depend on the machine's speed, and lockstep
+//! replays diverge. (The stage's time is still measured against its frame
+//! budget.) A batch is planned with grid A* across the rayon pool
 //! ([`BatchPlanner`], answers in request order whatever the thread count),
 //! and each answer becomes the unit's route ([`Routes`]). Without a map a
 //! request just sets the goal: on the open field the straight line is the
@@ -58,6 +60,9 @@ pub struct ServeStats {
     pub unreachable: usize,
     /// Nodes the planners expanded.
     pub expanded: u64,
+    /// The planners' work in cells (expanded, or scanned by jump point
+    /// runs; visibility-graph nodes expanded): what the node budget counts.
+    pub work: u64,
     /// Requests still waiting afterwards.
     pub waiting: usize,
     /// Requests the unit-level checks queued (bad position, cut route).
@@ -168,7 +173,7 @@ impl PathService {
         let mut stats = ServeStats::default();
         while stats.served + stats.dropped < max_requests
             && !self.queue.is_empty()
-            && stats.expanded < node_budget
+            && stats.work < node_budget
         {
             let take = BATCH
                 .min(max_requests - stats.served - stats.dropped)
@@ -237,6 +242,7 @@ impl PathService {
         }
         for (request, answer) in batch.iter().zip(answers.iter()) {
             movers.stats.expanded += u64::from(answer.expanded);
+            movers.stats.work += u64::from(answer.work);
             if answer.result.is_err() {
                 movers.accept(request, None);
                 continue;
@@ -484,6 +490,7 @@ fn plan_polygon(
             continue;
         };
         movers.stats.expanded += u64::from(cost.expanded);
+        movers.stats.work += u64::from(cost.expanded);
         // The waypoints start at the mover (or the free point nearest it);
         // a route is what comes after, cut at ROUTE_POINTS. A goal inside an
         // obstacle was moved to the nearest free point: the route ends there.

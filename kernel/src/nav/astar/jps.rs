@@ -45,6 +45,9 @@ pub(super) struct Jumper<'a> {
     cost: &'a [f32],
     stride: isize,
     goal: usize,
+    /// Cells the runs have stepped onto so far: the search's work, which a
+    /// jump point count hides.
+    scanned: std::cell::Cell<u32>,
 }
 
 impl<'a> Jumper<'a> {
@@ -53,7 +56,13 @@ impl<'a> Jumper<'a> {
             cost,
             stride: stride as isize,
             goal,
+            scanned: std::cell::Cell::new(0),
         }
+    }
+
+    /// Cells the runs have stepped onto so far.
+    pub(super) fn scanned(&self) -> u32 {
+        self.scanned.get()
     }
 
     /// Whether the cell at `cell + offset` is passable (the blocked border
@@ -144,6 +153,7 @@ impl<'a> Jumper<'a> {
                 return None;
             }
             steps += 1;
+            self.scanned.set(self.scanned.get().saturating_add(1));
             let forced = (self.free(next, side) && !self.free(cell, side))
                 || (self.free(next, -side) && !self.free(cell, -side));
             if next == self.goal || forced {
@@ -174,6 +184,7 @@ impl<'a> Jumper<'a> {
                 return None;
             }
             steps += 1;
+            self.scanned.set(self.scanned.get().saturating_add(1));
             if next == self.goal
                 || straight
                     .iter()
