@@ -154,19 +154,30 @@ fn open_map() -> GridMap {
     GridMap::open(80, 60).expect("valid size")
 }
 
+/// One scripted route: a platoon of tracked vehicles in `spec` standing in
+/// its slots round `lead` (cells) is ordered to `goal` (cells); it must
+/// arrive within `ticks` with every member on a spot of its own.
+fn scripted(
+    map: &GridMap,
+    spec: &PlatoonSpec,
+    (lead, goal): (Vec2, Vec2),
+    facing: Option<f32>,
+    ticks: usize,
+) -> (Sim, Seen) {
+    let mut sim = sim_on(map, 2);
+    let id = platoon(&mut sim, VehicleKind::Tracked, lead * CELL, spec);
+    sim.order_platoon(id, goal * CELL, facing).expect("valid");
+    let seen = run(&mut sim, map, ticks);
+    assert!(seen.ticks > 0, "{spec:?} never arrived: {seen:?}");
+    assert_on_distinct_spots(&sim);
+    (sim, seen)
+}
+
 #[test]
 fn a_wedge_drives_straight_and_keeps_its_shape() {
-    let map = open_map();
-    let mut sim = sim_on(&map, 2);
-    let id = platoon(
-        &mut sim,
-        VehicleKind::Tracked,
-        at(10.0, 30.0),
-        &PlatoonSpec::force21(Formation::Wedge),
-    );
-    sim.order_platoon(id, at(70.0, 30.0), None).expect("valid");
-    let seen = run(&mut sim, &map, 3000);
-    assert!(seen.ticks > 0, "never arrived: {seen:?}");
+    let route = (Vec2::new(10.0, 30.0), Vec2::new(70.0, 30.0));
+    let spec = PlatoonSpec::force21(Formation::Wedge);
+    let (sim, seen) = scripted(&open_map(), &spec, route, None, 3000);
     // Members spawned in their slots stay within a third of a spacing on
     // average and never more than a spacing and a third away.
     let spacing = f64::from(PlatoonSpec::default().spacing_m);
@@ -175,7 +186,6 @@ fn a_wedge_drives_straight_and_keeps_its_shape() {
         f64::from(seen.worst_error_m) < 4.0 * spacing / 3.0,
         "{seen:?}"
     );
-    assert_on_distinct_spots(&sim);
     let quality = sim.quality();
     assert_eq!(quality.platoons_arrived, 1);
     assert!(
@@ -197,14 +207,15 @@ fn a_platoon_crosses_a_swamp() {
                 map.set(Cell::new(x, y), Terrain::Swamp);
             }
         }
-        let mut sim = sim_on(&map, 1);
-        let spec = PlatoonSpec::force21(Formation::Wedge);
-        let id = platoon(&mut sim, VehicleKind::Tracked, at(15.0, 30.0), &spec);
-        sim.order_platoon(id, at(65.0, 30.0), None).expect("valid");
-        let seen = run(&mut sim, &map, 6000);
-        assert!(seen.ticks > 0, "never arrived (swamp: {swamp}): {seen:?}");
-        assert_on_distinct_spots(&sim);
-        seen
+        let route = (Vec2::new(15.0, 30.0), Vec2::new(65.0, 30.0));
+        scripted(
+            &map,
+            &PlatoonSpec::force21(Formation::Wedge),
+            route,
+            None,
+            6000,
+        )
+        .1
     };
     let (open, swamp) = (cross(false), cross(true));
     // 40 m at a third of the speed: well over 4 s (120 ticks) later.
@@ -400,18 +411,10 @@ fn a_column_snakes_round_a_right_angle_turn_on_its_path() {
             map.set(Cell::new(x, y), Terrain::Blocked);
         }
     }
-    let mut sim = sim_on(&map, 2);
-    let id = platoon(
-        &mut sim,
-        VehicleKind::Tracked,
-        at(20.0, 8.0),
-        &PlatoonSpec::force21(Formation::Column),
-    );
-    sim.order_platoon(id, at(50.0, 50.0), None).expect("valid");
-    let seen = run(&mut sim, &map, 6000);
-    assert!(seen.ticks > 0, "never arrived: {seen:?}");
+    let route = (Vec2::new(20.0, 8.0), Vec2::new(50.0, 50.0));
+    let spec = PlatoonSpec::force21(Formation::Column);
+    let (_, seen) = scripted(&map, &spec, route, None, 6000);
     assert!(seen.worst_column_gap_m < 8.0, "{seen:?}");
-    assert_on_distinct_spots(&sim);
 }
 
 /// A 3-cell gap in a long wall: the line formation squeezes through (the
@@ -423,24 +426,22 @@ fn a_line_squeezes_through_a_narrow_gap_both_ways() {
     for y in (0..60).filter(|y| !(28..31).contains(y)) {
         map.set(Cell::new(40, y), Terrain::Blocked);
     }
-    for spec in [PlatoonSpec::force21(Formation::Line), {
-        let mut squad = PlatoonSpec::squad(6.0);
-        squad.context = false;
-        squad.formation = Formation::Line;
-        squad
-    }] {
-        let mut sim = sim_on(&map, 2);
-        let id = platoon(&mut sim, VehicleKind::Tracked, at(20.0, 29.5), &spec);
-        sim.order_platoon(id, at(60.0, 29.5), None).expect("valid");
-        let seen = run(&mut sim, &map, 9000);
-        assert!(seen.ticks > 0, "{spec:?} never arrived: {seen:?}");
-        assert_on_distinct_spots(&sim);
+    let squad = PlatoonSpec {
+        context: false,
+        formation: Formation::Line,
+        ..PlatoonSpec::squad(6.0)
+    };
+    for spec in [PlatoonSpec::force21(Formation::Line), squad] {
+        let route = (Vec2::new(20.0, 29.5), Vec2::new(60.0, 29.5));
+        let (sim, _) = scripted(&map, &spec, route, None, 9000);
+        let (stages, _) = sim.report();
+        let formations = stages
+            .iter()
+            .find(|stage| stage.name == "formations")
+            .expect("reported");
         assert!(
-            sim.instruments()
-                .report()
-                .0
-                .iter()
-                .any(|stage| stage.name == "formations")
+            formations.counters["softened_slots"] > 0.0,
+            "{spec:?}: the gap squeezed some slot: {formations:?}"
         );
     }
 }
@@ -452,19 +453,10 @@ fn a_vee_makes_a_u_turn_round_a_wall() {
     for x in 0..60 {
         map.set(Cell::new(x, 30), Terrain::Blocked);
     }
-    let mut sim = sim_on(&map, 2);
-    let id = platoon(
-        &mut sim,
-        VehicleKind::Tracked,
-        at(30.0, 20.0),
-        &PlatoonSpec::force21(Formation::Vee),
-    );
-    sim.order_platoon(id, at(30.0, 40.0), Some(std::f32::consts::PI))
-        .expect("valid");
-    let seen = run(&mut sim, &map, 9000);
-    assert!(seen.ticks > 0, "never arrived: {seen:?}");
+    let route = (Vec2::new(30.0, 20.0), Vec2::new(30.0, 40.0));
+    let spec = PlatoonSpec::force21(Formation::Vee);
+    let (_, seen) = scripted(&map, &spec, route, Some(std::f32::consts::PI), 9000);
     assert!(seen.mean_error_m < 8.0, "{seen:?}");
-    assert_on_distinct_spots(&sim);
 }
 
 #[test]
