@@ -255,11 +255,10 @@ const CONTEXT_FLAG: u32 = 1;
 
 impl Platoon {
     fn new(spec: &PlatoonSpec, generation: u32, position: Vec2, heading: f32) -> Platoon {
-        let mut platoon = Platoon::zeroed();
         let formation = spec.formation as u32;
         let flags =
             u32::from(spec.context) | (spec.softening as u32) << 8 | (spec.slots as u32) << 16;
-        platoon = Platoon {
+        Platoon {
             generation,
             live: 1,
             phase: Phase::Holding as u32,
@@ -278,9 +277,8 @@ impl Platoon {
             flags,
             members: [EMPTY; MAX_MEMBERS],
             error: [f32::NAN; MAX_MEMBERS],
-            ..platoon
-        };
-        platoon
+            ..Platoon::zeroed()
+        }
     }
 
     /// Its phase.
