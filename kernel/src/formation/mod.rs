@@ -311,7 +311,12 @@ fn advance(
         now
     };
     let mut targets = [Vec2::ZERO; MAX_MEMBERS];
-    let soften = world.map.map(|map| Soften {
+    // On open ground no slot needs softening and every member sees its
+    // slot: skip every line-of-sight test.
+    let map = world
+        .map
+        .filter(|map| !on_open_ground(map, platoon, &members, positions, pose.anchor));
+    let soften = map.map(|map| Soften {
         map,
         search,
         dt,
@@ -343,7 +348,7 @@ fn advance(
         let Some(row) = members.rows[slot] else {
             continue;
         };
-        if let Some(map) = world.map {
+        if let Some(map) = map {
             let along = (pose.s, pose.s - slot as f32 * platoon.spacing_m);
             platoon.targets[slot] = visible_target(
                 map,
@@ -370,6 +375,39 @@ fn advance(
         };
     }
     softened
+}
+
+/// Whether every cell of the rectangle holding the platoon's members and
+/// every slot around `anchor` is passable (one summed-area query): then any
+/// segment between two of those points is clear. Never while a slot is
+/// still pulled toward the path (its pull must be released step by step).
+fn on_open_ground(
+    map: &WorldMap,
+    platoon: &Platoon,
+    members: &Members,
+    positions: &[Vec2],
+    anchor: Vec2,
+) -> bool {
+    if platoon.pull.iter().any(|&pull| pull > 0.0) {
+        return false;
+    }
+    // Unsoftened slots lie within their offset's length of the anchor
+    // (hierarchical offsets add up to it; a column walks that far along
+    // the path at most), plus each ancestor's drift.
+    let shapes = [platoon.formation(), platoon.previous_formation()];
+    let farthest = (1..=members.last)
+        .flat_map(|slot| shapes.map(|shape| shape.offset(slot).length()))
+        .fold(0.0, f32::max);
+    let reach = farthest * platoon.spacing_m + platoon.drift_m * members.last as f32;
+    let (mut low, mut high) = (anchor - Vec2::splat(reach), anchor + Vec2::splat(reach));
+    for &row in members.rows.iter().flatten() {
+        low = low.min(positions[row]);
+        high = high.max(positions[row]);
+    }
+    match (map.cell_at(low), map.cell_at(high)) {
+        (Some(low), Some(high)) => map.all_passable(low, high),
+        _ => false,
+    }
 }
 
 /// The platoon's place on its path: arc length, point and heading.
