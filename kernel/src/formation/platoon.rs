@@ -367,14 +367,6 @@ pub enum PlatoonError {
     /// A unit is listed twice.
     #[error("unit {0:?} is listed twice")]
     Duplicate(UnitId),
-    /// The unit is not in this platoon.
-    #[error("unit {unit:?} is not in platoon {platoon:?}")]
-    NotAMember {
-        /// The unit.
-        unit: UnitId,
-        /// The platoon.
-        platoon: PlatoonId,
-    },
     /// A platoon needs at least one member.
     #[error("a platoon needs at least one member")]
     Empty,
