@@ -78,8 +78,20 @@ fn run(sim: &mut Sim, map: &GridMap, ticks: usize) -> Seen {
             );
         }
         let mut all_arrived = true;
+        let world = sim.config().map.clone().expect("a map");
         for (id, platoon) in sim.platoons().iter() {
             all_arrived &= platoon.phase() == Phase::Arrived;
+            // The platoon's own path never crosses a wall.
+            let path = sim.platoons().path(id.index);
+            let mut from = path.start;
+            for &corner in path.corners {
+                assert!(
+                    world.segment_is_clear(from, corner),
+                    "platoon {} path leg {from} -> {corner} crosses a wall (tick {tick})",
+                    id.index
+                );
+                from = corner;
+            }
             // Formation error while moving (settling is the destination
             // formation, measured by arrival).
             if platoon.phase() != Phase::Moving || tick < 60 {
@@ -480,4 +492,40 @@ fn platoons_ordered_to_one_place_get_distinct_spots_and_all_arrive() {
     let seen = run(&mut sim, &map, 9000);
     assert!(seen.ticks > 0, "never arrived: {seen:?}");
     assert_on_distinct_spots(&sim);
+}
+
+/// The skirmish profile (400 units, 80 platoons, re-ordered every 10 s) on
+/// arena2: no platoon's path ever crosses a wall, though a platoon stands
+/// off its cell's centre when it plans (string pulling sees the first
+/// corner from the centre).
+#[test]
+fn skirmish_platoon_paths_never_cross_a_wall() {
+    let file = concat!(env!("CARGO_MANIFEST_DIR"), "/../profiles/skirmish.toml");
+    let mut profile = convoy::Profile::load(std::path::Path::new(file)).expect("loads");
+    profile.scenario.units = 400;
+    let mut sim = convoy::scenario::build(&profile, 2).expect("builds");
+    let orders = convoy::scenario::Orders::new(&profile, &sim);
+    let world = sim.config().map.clone().expect("a map");
+    let mut legs = 0;
+    for tick in 0..900 {
+        orders.before_step(&mut sim).expect("valid orders");
+        sim.step(profile.run.dt);
+        if tick % 10 != 0 {
+            continue;
+        }
+        for (id, _) in sim.platoons().iter() {
+            let path = sim.platoons().path(id.index);
+            let mut from = path.start;
+            for &corner in path.corners {
+                assert!(
+                    world.segment_is_clear(from, corner),
+                    "tick {tick}: platoon {} leg {from} -> {corner} crosses a wall",
+                    id.index
+                );
+                legs += 1;
+                from = corner;
+            }
+        }
+    }
+    assert!(legs > 1000, "{legs} legs checked");
 }

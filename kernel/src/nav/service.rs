@@ -25,6 +25,7 @@
 
 use glam::Vec2;
 
+use super::astar::Path;
 use super::batch::{BatchPlanner, GridAnswer, GridQuery};
 use super::grid::Cell;
 use super::queue::{PathQueue, PathRequest, Requester};
@@ -248,6 +249,9 @@ impl PathService {
                 continue;
             }
             map.corners_into(&answer.path, request.goal, corners);
+            if let Requester::Platoon(_) = request.requester() {
+                start_at_cell_centre(map, movers.start_of(request), &answer.path, corners);
+            }
             movers.accept(request, Some(corners));
         }
     }
@@ -469,6 +473,23 @@ impl Movers<'_> {
         self.platoons.store_route(id.index, route);
         true
     }
+}
+
+/// A platoon walks its path from where it stands, not from its cell's
+/// centre, which string pulling saw the first corner from: when that first
+/// leg would clip a wall, the path goes by the cell's centre first (the
+/// last corner is dropped if the route is full; the platoon asks for the
+/// rest at the end).
+fn start_at_cell_centre(map: &WorldMap, start: Option<Vec2>, path: &Path, corners: &mut Vec<Vec2>) {
+    let (Some(start), Some(&cell), Some(&first)) = (start, path.cells.first(), corners.first())
+    else {
+        return;
+    };
+    if map.segment_is_clear(start, first) {
+        return;
+    }
+    corners.truncate(ROUTE_POINTS - 1);
+    corners.insert(0, map.centre_of(cell));
 }
 
 /// Plans the batch over the visibility graph, one request after the other
