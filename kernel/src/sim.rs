@@ -287,6 +287,9 @@ impl Sim {
             .use_current_thread()
             .build()
             .or_else(|_already_in_a_pool| builder().build())?;
+        // A worker's first steal creates its crossbeam-epoch handle (an
+        // allocation): make it here, not inside some later tick.
+        pool.broadcast(|_| drop(crossbeam_epoch::pin()));
         Ok(Sim {
             instruments: Instruments::new(config.budgets),
             discs: vec![Disc::default(); config.bodies.len()],
