@@ -534,6 +534,7 @@ impl Sim {
                     Counter::mean("moving_platoons", moved.moving as f64),
                     Counter::mean("waiting_platoons", moved.waiting as f64),
                     Counter::mean("softened_slots", moved.softened as f64),
+                    Counter::mean("platoons_at_bridge", moved.at_bridge as f64),
                     Counter::max("platoons_arrived", moved.arrived as f64),
                 ]
             });

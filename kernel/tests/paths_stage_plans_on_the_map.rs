@@ -3,12 +3,15 @@
 //! whose straight line is blocked, and serving is sliced across ticks by
 //! the request cap and the node budget.
 
+mod river;
+
 use std::sync::Arc;
 
 use convoy::glam::Vec2;
 use convoy::nav::{Cell, GridMap, GridPlanner, Mobility, Terrain, WorldMap};
 use convoy::steer::ARRIVE_RADIUS;
 use convoy::{Sim, SimConfig, UnitId, UnitSpec, VehicleKind};
+use river::{inside_an_obstacle, on_bridge, river};
 
 const DT: f32 = 1.0 / 30.0;
 const CELL: f32 = 4.0;
@@ -228,25 +231,6 @@ fn planned_runs_are_identical_on_one_and_two_threads() {
     assert_eq!(checksums(1), checksums(2));
 }
 
-/// The river-crossing polygon map: a river from the south edge to y = 850
-/// with one bridge at y = 200, two buildings west of it.
-fn river() -> (
-    convoy::nav::polygon::PolygonMap,
-    Arc<convoy::nav::PolygonNavigator>,
-) {
-    let file = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../profiles/maps/river_crossing.json"
-    );
-    let map = convoy::nav::polygon::load_polygon_map(file).expect("the example map loads");
-    let config = convoy::nav::GraphConfig {
-        clearance: 4.0,
-        road_cost_factor: 0.5,
-    };
-    let nav = convoy::nav::PolygonNavigator::build(&map, config, 1).expect("the graph builds");
-    (map, Arc::new(nav))
-}
-
 fn river_sim(nav: &Arc<convoy::nav::PolygonNavigator>, threads: usize) -> (Sim, Vec<UnitId>) {
     let mut config = SimConfig::new(convoy::Bounds::new(Vec2::splat(-50.0), Vec2::splat(1050.0)));
     config.threads = threads;
@@ -269,30 +253,15 @@ fn river_sim(nav: &Arc<convoy::nav::PolygonNavigator>, threads: usize) -> (Sim, 
 fn on_a_polygon_map_units_cross_the_river_without_entering_it() {
     let (map, nav) = river();
     let (mut sim, units) = river_sim(&nav, 2);
-    // The bridge crosses the river: on its deck a unit is over the river's
-    // polygon, legitimately.
-    let bridge = &map.bridges[0];
-    let on_bridge = |position: Vec2| {
-        let (a, b) = (bridge.ends[0].as_vec2(), bridge.ends[1].as_vec2());
-        let along = ((position - a).dot(b - a) / (b - a).length_squared()).clamp(0.0, 1.0);
-        position.distance(a + (b - a) * along) < 10.0
-    };
-    let inside_an_obstacle = |position: Vec2| {
-        !on_bridge(position)
-            && map
-                .obstacles
-                .iter()
-                .any(|ring| convoy::nav::polygon::point_in_ring(position.as_dvec2(), ring))
-    };
     let mut crossed_on_bridge = false;
     let mut arrived = false;
     for tick in 0..12_000 {
         sim.step(DT);
         let columns = sim.vehicles().columns();
         for (row, &position) in columns.position().iter().enumerate() {
-            crossed_on_bridge |= on_bridge(position);
+            crossed_on_bridge |= on_bridge(&map, position);
             assert!(
-                !inside_an_obstacle(position),
+                !inside_an_obstacle(&map, position),
                 "row {row} is inside an obstacle at {position} (tick {tick})"
             );
         }

@@ -45,9 +45,10 @@ use std::sync::Mutex;
 use glam::Vec2;
 use rayon::prelude::*;
 
-use crate::nav::{GridPlanner, Path, ROUTE_POINTS, WorldMap};
+use crate::nav::{BridgeTraffic, GridPlanner, Path, ROUTE_POINTS, WorldMap};
 use crate::parallel::{count_rows, for_each_chunk3};
 use crate::random::unit_f32;
+use crate::steer::avoid::segment_distance;
 use crate::steer::{ARRIVE_RADIUS, terrain_slowdown};
 use crate::vehicles::{NONE, Vehicles};
 use path::PathView;
@@ -98,14 +99,19 @@ pub struct FormationStats {
     pub arrived: usize,
     /// Slots softened against the terrain this tick.
     pub softened: usize,
+    /// Moving platoons stopped at a bridge another platoon holds.
+    pub at_bridge: usize,
     /// Units in no platoon.
     pub solo: usize,
 }
 
-/// The stage's working memory: a bounded-search context per worker.
+/// The stage's working memory: a bounded-search context per worker, and
+/// which platoon holds each bridge (rebuilt from the records every tick,
+/// so a snapshot needs nothing more).
 #[derive(Debug, Default)]
 pub struct FormationStage {
     searches: Vec<Mutex<(GridPlanner, Path)>>,
+    traffic: BridgeTraffic,
 }
 
 impl FormationStage {
@@ -133,6 +139,7 @@ impl FormationStage {
         vehicles: &mut Vehicles,
         world: FormationWorld<'_>,
     ) -> FormationStats {
+        admit_to_bridges(&mut self.traffic, &mut platoons.records);
         let searches = &self.searches;
         let vehicles_read = &*vehicles;
         let (routes, arcs) = (&platoons.routes, &platoons.arcs);
@@ -184,12 +191,69 @@ impl FormationStage {
                 Phase::Moving => {
                     stats.moving += 1;
                     stats.waiting += usize::from(platoon.speed == 0.0);
+                    stats.at_bridge += usize::from(
+                        platoon.on_bridge == 0
+                            && platoon.bridge != NONE
+                            && platoon.travelled >= platoon.travel_limit(),
+                    );
                 }
                 Phase::Arrived => stats.arrived += 1,
                 Phase::Holding | Phase::Planning | Phase::Settling => {}
             }
         }
         stats
+    }
+}
+
+/// One platoon on a bridge at a time (Force 21 §3: "the bridge is marked
+/// with that platoon ID and other platoons must wait before crossing"):
+/// platoons holding a bridge keep it; then, in index order (so the result
+/// does not depend on the thread count), each platoon come within a
+/// spacing of the point where it must wait takes its bridge if it is free.
+fn admit_to_bridges(traffic: &mut BridgeTraffic, records: &mut [Platoon]) {
+    traffic.clear();
+    for (index, platoon) in records.iter().enumerate() {
+        if platoon.live == 1 && platoon.on_bridge == 1 {
+            // Holders never share a bridge: each was admitted alone.
+            let _ = traffic.try_enter(platoon.bridge, index as u32);
+        }
+    }
+    for (index, platoon) in records.iter_mut().enumerate() {
+        let waiting = platoon.live == 1
+            && platoon.phase() == Phase::Moving
+            && platoon.bridge != NONE
+            && platoon.on_bridge == 0;
+        if waiting && platoon.travelled + platoon.spacing_m >= platoon.travel_limit() {
+            platoon.on_bridge = u32::from(traffic.try_enter(platoon.bridge, index as u32).is_ok());
+        }
+    }
+}
+
+/// A platoon crosses a bridge in column: it closes up into one as it
+/// approaches the bridge, and once its last slot is past the far end and
+/// every member is more than a spacing from the deck, it gives the bridge
+/// up and takes its own shape again.
+fn cross_bridge(platoon: &mut Platoon, members: &Members, view: &PathView<'_>, positions: &[Vec2]) {
+    if platoon.bridge == NONE {
+        return;
+    }
+    let depth = (members.last + 1) as f32 * platoon.spacing_m;
+    let [near, far] = platoon.bridge_span;
+    let approach = near - depth - platoon.speed * platoon.lookahead_s;
+    if platoon.travelled >= approach && platoon.resume_formation == NONE {
+        platoon.resume_formation = platoon.formation;
+        platoon.change_formation(Formation::Column);
+    }
+    if platoon.on_bridge == 0 || platoon.travelled - depth < far {
+        return;
+    }
+    let deck = (view.point_at(near), view.point_at(far));
+    let off_deck =
+        members.rows.iter().flatten().all(|&row| {
+            segment_distance(deck, (positions[row], positions[row])) > platoon.spacing_m
+        });
+    if off_deck {
+        platoon.release_bridge();
     }
 }
 
@@ -289,6 +353,7 @@ fn advance(
     let positions = vehicles.columns().position();
     let dt = world.dt;
     drift(platoon, index, &members, world.tick, dt);
+    cross_bridge(platoon, &members, &view, positions);
     choose_by_context(platoon, world.map);
     platoon.morph = (platoon.morph + dt / MORPH_S).min(1.0);
     let phase = platoon.phase();
@@ -443,7 +508,12 @@ fn move_along(
     let top = members.slowest / slowdown;
     platoon.speed = top * ((limit - lag) / (limit - ARRIVE_RADIUS)).clamp(0.0, 1.0);
     let length = platoon.route_length;
-    platoon.travelled = (platoon.travelled + platoon.speed * dt).min(length);
+    let limit = platoon.travel_limit();
+    platoon.travelled = (platoon.travelled + platoon.speed * dt).min(limit);
+    if platoon.travelled >= limit && limit < length {
+        // Waiting at a bridge another platoon holds.
+        platoon.speed = 0.0;
+    }
     platoon.position = view.point_at(platoon.travelled);
     if let Some(wanted) = carrot_heading(view, platoon.travelled, platoon.spacing_m) {
         platoon.heading = turn_toward(platoon.heading, wanted, members.turn_rate * dt);
@@ -459,7 +529,8 @@ fn move_along(
 /// heading there is the platoon's, turned toward that point's carrot as far
 /// as it can turn in the lookahead.
 fn predicted_pose(platoon: &Platoon, view: &PathView<'_>, turn_rate: f32) -> Pose {
-    let ahead = (platoon.travelled + platoon.speed * platoon.lookahead_s).min(platoon.route_length);
+    let ahead =
+        (platoon.travelled + platoon.speed * platoon.lookahead_s).min(platoon.travel_limit());
     let turn = turn_rate * platoon.lookahead_s;
     Pose {
         s: ahead,
@@ -500,6 +571,11 @@ fn settle(platoon: &mut Platoon, members: &Members, positions: &[Vec2], dt: f32)
     } else {
         Phase::Settling as u32
     };
+    // A route that ends just past a bridge: every member on its spot is
+    // off the deck.
+    if all_there && platoon.bridge != NONE {
+        platoon.release_bridge();
+    }
 }
 
 /// `heading` turned toward `wanted` by at most `step` radians.
@@ -660,7 +736,8 @@ fn drift(platoon: &mut Platoon, index: usize, members: &Members, tick: u64, dt: 
 /// Formation context: a wide wedge where the ground is open two spacings
 /// either side of the platoon, a tight wedge where it is confined.
 fn choose_by_context(platoon: &mut Platoon, map: Option<&WorldMap>) {
-    let Some(map) = map.filter(|_| platoon.uses_context() && platoon.morph >= 1.0) else {
+    let ready = platoon.uses_context() && platoon.morph >= 1.0 && platoon.resume_formation == NONE;
+    let Some(map) = map.filter(|_| ready) else {
         return;
     };
     let side = to_world(Vec2::Y * 2.0 * platoon.spacing_m, platoon.heading);
@@ -671,9 +748,5 @@ fn choose_by_context(platoon: &mut Platoon, map: Option<&WorldMap>) {
     } else {
         Formation::TightWedge
     };
-    if platoon.formation() != wanted {
-        platoon.previous_formation = platoon.formation;
-        platoon.formation = wanted as u32;
-        platoon.morph = 0.0;
-    }
+    platoon.change_formation(wanted);
 }

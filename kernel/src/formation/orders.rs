@@ -106,10 +106,11 @@ impl Sim {
         formation: Formation,
     ) -> Result<(), PlatoonError> {
         let platoon = self.platoons.get_mut(id)?;
-        if platoon.formation() != formation {
-            platoon.previous_formation = platoon.formation;
-            platoon.formation = formation as u32;
-            platoon.morph = 0.0;
+        // Crossing a bridge in column: the new shape comes after it.
+        if platoon.resume_formation == NONE {
+            platoon.change_formation(formation);
+        } else {
+            platoon.resume_formation = formation as u32;
         }
         if platoon.phase() != Phase::Holding {
             self.place_spots(id, false);

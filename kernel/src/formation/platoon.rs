@@ -234,6 +234,17 @@ pub struct Platoon {
     pub flags: u32,
     /// Bit `k` set: `spots[k]` is reserved.
     pub reserved_spots: u32,
+    /// The id of the bridge on the current route not yet crossed, or
+    /// [`NONE`]. A route holds at most one: the `paths` stage cuts it after
+    /// the bridge's far end.
+    pub bridge: u32,
+    /// Arc lengths of the bridge's near and far ends along the path.
+    pub bridge_span: [f32; 2],
+    /// 1 while the platoon holds its bridge (one platoon at a time).
+    pub on_bridge: u32,
+    /// The shape to take again after the bridge (a platoon crosses in
+    /// column), or [`NONE`].
+    pub resume_formation: u32,
     /// The unit in each slot, or [`EMPTY`].
     pub members: [UnitId; MAX_MEMBERS],
     /// Each slot's reserved destination spot.
@@ -275,6 +286,8 @@ impl Platoon {
             lookahead_s: spec.lookahead_s,
             drift_m: spec.drift_m,
             flags,
+            bridge: NONE,
+            resume_formation: NONE,
             members: [EMPTY; MAX_MEMBERS],
             error: [f32::NAN; MAX_MEMBERS],
             ..Platoon::zeroed()
@@ -297,6 +310,38 @@ impl Platoon {
     #[must_use]
     pub fn previous_formation(&self) -> Formation {
         Formation::from_u8(self.previous_formation as u8).unwrap_or_default()
+    }
+
+    /// Starts morphing to `formation` (nothing if it is the current shape).
+    pub(crate) fn change_formation(&mut self, formation: Formation) {
+        if self.formation() != formation {
+            self.previous_formation = self.formation;
+            self.formation = formation as u32;
+            self.morph = 0.0;
+        }
+    }
+
+    /// Gives its bridge up (if any) and takes its own shape again.
+    pub(crate) fn release_bridge(&mut self) {
+        self.on_bridge = 0;
+        self.bridge = NONE;
+        if self.resume_formation != NONE {
+            let resume = Formation::from_u8(self.resume_formation as u8).unwrap_or_default();
+            self.resume_formation = NONE;
+            self.change_formation(resume);
+        }
+    }
+
+    /// How far along its path the platoon may go now: its path's end, or
+    /// two spacings short of the near end of a bridge it does not hold
+    /// (back from the deck, so the platoon leaving it can get by).
+    #[must_use]
+    pub fn travel_limit(&self) -> f32 {
+        if self.bridge != NONE && self.on_bridge == 0 {
+            (self.bridge_span[0] - 2.0 * self.spacing_m).clamp(0.0, self.route_length)
+        } else {
+            self.route_length
+        }
     }
 
     /// Whether it picks its shape from the ground.
@@ -455,7 +500,17 @@ impl Platoons {
         let arcs = &mut self.arcs[first..first + route.len()];
         arc_lengths(platoon.path_start, route, arcs);
         platoon.route_length = arcs.last().copied().unwrap_or(0.0);
+        platoon.release_bridge();
         self.routes.store(index, route);
+    }
+
+    /// Marks platoon `index`'s stored route as crossing `bridge` from
+    /// corner `near` to corner `far`.
+    pub(crate) fn mark_bridge(&mut self, index: u32, bridge: u32, [near, far]: [usize; 2]) {
+        let first = index as usize * ROUTE_POINTS;
+        let platoon = &mut self.records[index as usize];
+        platoon.bridge = bridge;
+        platoon.bridge_span = [self.arcs[first + near], self.arcs[first + far]];
     }
 
     /// Every record by index, live or free (check [`Platoon::live`]).

@@ -461,6 +461,13 @@ impl Movers<'_> {
         true
     }
 
+    /// Platoon `id`'s new route crosses `bridge` between corners `span`.
+    fn mark_bridge(&mut self, id: PlatoonId, bridge: u32, span: [usize; 2]) {
+        if self.platoons.get(id).is_some() {
+            self.platoons.mark_bridge(id.index, bridge, span);
+        }
+    }
+
     fn accept_for_platoon(&mut self, id: PlatoonId, goal: Vec2, route: Option<&[Vec2]>) -> bool {
         // No path: the platoon goes straight (its members still avoid walls
         // by the softening and their own bad-position checks).
@@ -516,11 +523,48 @@ fn plan_polygon(
         // a route is what comes after, cut at ROUTE_POINTS. A goal inside an
         // obstacle was moved to the nearest free point: the route ends there.
         let route = &waypoints[1.min(waypoints.len())..];
-        let route = &route[..route.len().min(ROUTE_POINTS)];
+        let mut route = &route[..route.len().min(ROUTE_POINTS)];
+        // The formations stage lets one platoon on a bridge at a time, so
+        // a platoon's route crosses one bridge at most: it ends at the near
+        // end of the next, where the platoon asks for the rest (and waits
+        // there if that bridge is taken).
+        let mut crossing = None;
+        if let Requester::Platoon(id) = request.requester() {
+            let bridges = search.bridges_crossed();
+            crossing = bridges.first().and_then(|&bridge| {
+                let span = bridge_span(nav, bridge, route)?;
+                Some((id, bridge, span))
+            });
+            if let (Some((_, _, [_, far])), Some(&next)) = (crossing, bridges.get(1))
+                && let Some([near, _]) = bridge_span(nav, next, &route[far..])
+            {
+                route = &route[..=far + near];
+            }
+        }
         let mut request = *request;
         if let (true, Some(&end)) = (route.len() < ROUTE_POINTS, route.last()) {
             request.goal = end;
         }
         movers.accept(&request, Some(route));
+        if let Some((id, bridge, span)) = crossing {
+            movers.mark_bridge(id, bridge, span);
+        }
     }
+}
+
+/// The route corners at `bridge`'s near and far ends, in travel order
+/// (the far end may lie beyond a cut route: then its last corner).
+fn bridge_span(nav: &PolygonNavigator, bridge: u32, route: &[Vec2]) -> Option<[usize; 2]> {
+    let ends = nav.bridge_ends(bridge).ok()?;
+    let near = route.iter().position(|point| ends.contains(point))?;
+    let far_end = if route[near] == ends[0] {
+        ends[1]
+    } else {
+        ends[0]
+    };
+    let far = route[near..]
+        .iter()
+        .position(|&point| point == far_end)
+        .map_or(route.len() - 1, |k| near + k);
+    Some([near, far])
 }

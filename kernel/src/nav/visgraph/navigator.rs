@@ -481,6 +481,11 @@ impl BridgeTraffic {
         }
     }
 
+    /// Every bridge free again (the stage rebuilds the holders each tick).
+    pub fn clear(&mut self) {
+        self.occupied.clear();
+    }
+
     /// The platoon on `bridge`, if any.
     #[must_use]
     pub fn occupant(&self, bridge: u32) -> Option<u32> {
