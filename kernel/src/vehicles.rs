@@ -283,9 +283,14 @@ columns! {
     final_heading: f32,
     /// [`SteerMode`] as `u8`.
     steer_mode: u8,
-    /// Closest distance to the goal so far (progress tracking), metres.
-    best_distance: f32,
-    /// Seconds since the unit last got closer to its goal.
+    /// Metres driven toward the drive-to point (velocity along the
+    /// direction to it, signed) since the stall clock last restarted.
+    progress_m: f32,
+    /// Where the unit stood when steering last ran (progress is measured
+    /// from it, so pushes by separation count).
+    steered_from: Vec2,
+    /// Seconds since the unit last made [`crate::steer::PROGRESS_STEP_M`]
+    /// of progress toward its drive-to point.
     stalled_s: f32,
     /// Points of the unit's route in use (0: no route, drive straight).
     route_len: u32,
@@ -534,7 +539,8 @@ impl Vehicles {
             drive_to: spec.goal,
             final_heading: f32::NAN,
             steer_mode: spec.steer_mode as u8,
-            best_distance: f32::INFINITY,
+            progress_m: 0.0,
+            steered_from: spec.position,
             stalled_s: 0.0,
             route_len: 0,
             route_next: 0,
@@ -586,7 +592,7 @@ impl Vehicles {
             // Progress toward a new goal starts over (a re-plan to the same
             // goal keeps the stall clock running).
             self.columns.goal[row] = goal;
-            self.columns.best_distance[row] = f32::INFINITY;
+            self.columns.progress_m[row] = 0.0;
             self.columns.stalled_s[row] = 0.0;
         }
         Ok(())

@@ -93,3 +93,37 @@ fn collisions_are_the_overlaps_separation_found_per_thousand_unit_ticks() {
     );
     assert!(quality.mean_speed_fraction > 0.0 && quality.mean_speed_fraction <= 1.0);
 }
+
+/// Members trailing their moving slots keep making way toward them: a
+/// platoon driving for a minute without a new order has no stuck unit
+/// (progress is the way made toward the drive-to point, not a new closest
+/// distance to it, which a member at a steady lag never reaches).
+#[test]
+fn members_keeping_pace_behind_moving_slots_are_never_stuck() {
+    let mut sim = world();
+    let members: Vec<_> = (0..5)
+        .map(|k| {
+            let spec = UnitSpec::new(
+                VehicleKind::Tracked,
+                Vec2::new(-250.0 - 12.0 * k as f32, 0.0),
+            );
+            sim.spawn(&spec).expect("valid spec")
+        })
+        .collect();
+    let spec = convoy::PlatoonSpec::force21(convoy::Formation::Column);
+    let platoon = sim.create_platoon(&members, &spec).expect("valid platoon");
+    sim.order_platoon(platoon, Vec2::new(250.0, 0.0), None)
+        .expect("valid order");
+    let mut moving_ticks = 0;
+    for tick in 0..1200 {
+        sim.step(DT);
+        assert_eq!(sim.quality().stuck, 0, "tick {tick}");
+        let state = sim.platoons().get(platoon).expect("live");
+        moving_ticks += usize::from(state.speed > 0.0);
+    }
+    // It drove for longer than the stuck limit.
+    assert!(
+        moving_ticks as f32 * DT > 2.0 * STUCK_AFTER_S,
+        "{moving_ticks}"
+    );
+}

@@ -29,8 +29,9 @@ use field::{Disc, FieldUnit};
 /// Within this distance of its drive-to point a vehicle has arrived
 /// (Force 21 §5: 2.5 m).
 pub const ARRIVE_RADIUS: f32 = 2.5;
-/// A unit that has not come this much closer to its drive-to point for
-/// [`STUCK_AFTER_S`] is stuck, metres.
+/// A unit that has not driven this far toward its drive-to point (its
+/// velocity along the direction to it, summed) in [`STUCK_AFTER_S`] is
+/// stuck, metres.
 pub const PROGRESS_STEP_M: f32 = 0.5;
 /// Seconds without progress before a unit counts as stuck.
 pub const STUCK_AFTER_S: f32 = 10.0;
@@ -83,7 +84,8 @@ pub fn steer_columns(columns: &mut ColumnsMut<'_>, world: SteerWorld<'_>) -> Ste
         goal,
         steer_mode,
         desired_velocity,
-        best_distance,
+        progress_m,
+        steered_from,
         stalled_s,
         ..
     } = columns;
@@ -108,9 +110,9 @@ pub fn steer_columns(columns: &mut ColumnsMut<'_>, world: SteerWorld<'_>) -> Ste
     let counts = [(); 4].map(|()| AtomicUsize::new(0));
     for_each_chunk3(
         desired_velocity,
-        best_distance,
+        progress_m,
         stalled_s,
-        |first, desired, best, stalled| {
+        |first, desired, progress, stalled| {
             let mut tally = [0usize; 4];
             for offset in 0..desired.len() {
                 let unit = first + offset;
@@ -151,12 +153,20 @@ pub fn steer_columns(columns: &mut ColumnsMut<'_>, world: SteerWorld<'_>) -> Ste
                 if distance <= ARRIVE_RADIUS {
                     tally[0] += 1;
                     stalled[offset] = 0.0;
-                    best[offset] = distance;
-                } else if distance < best[offset] - PROGRESS_STEP_M {
-                    best[offset] = distance;
-                    stalled[offset] = 0.0;
+                    progress[offset] = 0.0;
                 } else {
-                    stalled[offset] += world.dt;
+                    // Progress is the way made toward the drive-to point,
+                    // so a member keeping pace behind a moving slot
+                    // progresses, and one shuttling to and fro, or pushed
+                    // back as far as it drives, does not.
+                    let toward = (target - me.position) / distance;
+                    progress[offset] += (me.position - steered_from[unit]).dot(toward);
+                    if progress[offset] >= PROGRESS_STEP_M {
+                        progress[offset] = 0.0;
+                        stalled[offset] = 0.0;
+                    } else {
+                        stalled[offset] += world.dt;
+                    }
                 }
                 if stalled[offset] >= STUCK_AFTER_S {
                     tally[3] += 1;
@@ -167,6 +177,7 @@ pub fn steer_columns(columns: &mut ColumnsMut<'_>, world: SteerWorld<'_>) -> Ste
             }
         },
     );
+    steered_from.copy_from_slice(position);
     let [arrived, avoiding, stopped, stuck] = counts.map(AtomicUsize::into_inner);
     SteerStats {
         arrived,
