@@ -127,6 +127,7 @@ fn separation(mut world: World) -> World {
         inv_mass: columns.inv_mass,
         spatial: &world.spatial,
         max_travel: world.max_travel,
+        terrain: None,
     };
     black_box(world.separation.pass(input, columns.position));
     world
@@ -169,6 +170,7 @@ fn separation_dense(mut dense: DenseCrowd) -> DenseCrowd {
         inv_mass: &dense.crowd.inv_mass,
         spatial: &dense.spatial,
         max_travel: 0.0,
+        terrain: None,
     };
     black_box(dense.separation.pass(input, &mut dense.position));
     dense

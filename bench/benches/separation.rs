@@ -63,6 +63,7 @@ fn separation(c: &mut Criterion) {
         inv_mass: &crowd.inv_mass,
         spatial: &hash,
         max_travel: 0.0,
+        terrain: None,
     };
     let mut separation = Separation::new(crowd.bounds, CELL, 1).expect("valid grid");
     separation.reserve(UNITS);

@@ -96,6 +96,7 @@ use crate::ellipsoid::{
     Contacts4, Offsets4, Shape, Shapes4, contact_function_until, contact_functions_until,
     horizontal_separation,
 };
+use crate::nav::WorldMap;
 use crate::parallel::for_each_chunk;
 use crate::spatial::{Bounds, GridError, SpatialHash};
 
@@ -129,6 +130,9 @@ pub struct SeparationInput<'a> {
     pub spatial: &'a SpatialHash,
     /// How far any unit may have moved since `spatial` was built, metres.
     pub max_travel: f32,
+    /// The ground: a push never moves a unit at altitude 0 from an open
+    /// cell onto a blocked one (`None`: open space).
+    pub terrain: Option<&'a WorldMap>,
 }
 
 /// What one pass did and found.
@@ -446,9 +450,14 @@ impl Separation {
                 break;
             }
             let pushes = &*pushes;
+            let terrain = input.terrain;
             for_each_chunk(placed, |first, rows| {
                 for (body, push) in rows.iter_mut().zip(&pushes[first..]) {
-                    body.centre += push.step().extend(0.0);
+                    let step = push.step();
+                    body.centre = match terrain.filter(|_| body.centre.z <= 0.0) {
+                        Some(map) => keep_on_open_ground(map, body.centre, step),
+                        None => body.centre + step.extend(0.0),
+                    };
                 }
             });
             stats.iterations += 1;
@@ -654,6 +663,25 @@ fn push_chunk(first: usize, chunk: &mut [Push], context: &Context<'_>) {
 
 /// Tests the queued pairs exactly and pushes the overlapping ones apart
 /// (see [`push_chunk`]), in queue order.
+/// A ground unit's push kept off blocked cells: the whole step if it ends
+/// on an open cell (or the unit already stands on a blocked one, so it
+/// can get out), else its part along x or along y alone (sliding along the
+/// wall), else none — the overlap is left for the next tick's steering.
+fn keep_on_open_ground(map: &WorldMap, centre: Vec3, step: Vec2) -> Vec3 {
+    let at = centre.truncate();
+    let open = |point: Vec2| {
+        map.cell_at(point)
+            .is_some_and(|cell| map.grid().passable(cell))
+    };
+    if !open(at) {
+        return centre + step.extend(0.0);
+    }
+    [step, Vec2::new(step.x, 0.0), Vec2::new(0.0, step.y)]
+        .into_iter()
+        .find(|&part| open(at + part))
+        .map_or(centre, |part| centre + part.extend(0.0))
+}
+
 fn settle_pushes(batch: &mut Batch, first: usize, chunk: &mut [Push], context: &Context<'_>) {
     if batch.len == 0 {
         return;

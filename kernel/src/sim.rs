@@ -52,11 +52,14 @@ pub struct SimConfig {
     /// Round bodies moving along ellipses that potential-field units steer
     /// around (planets, patrols).
     pub bodies: Vec<OrbitingBody>,
-    /// The grid terrain ground units plan on (grid A*); `None` is an open
-    /// field unless `polygon` is set.
+    /// The grid terrain: routes are planned on it by grid A* (unless
+    /// `polygon` is set), and the tick's local checks read it — line of
+    /// sight in route following and the bad-position check, formation
+    /// slots, swamp slowdown, walls in avoidance. `None` is an open field.
     pub map: Option<Arc<WorldMap>>,
-    /// A polygon map's visibility graph to plan on instead (Force 21), used
-    /// when `map` is `None`.
+    /// A polygon map's visibility graph: when set, every route is planned
+    /// on it (Force 21) instead of on `map`; give `map` its raster
+    /// ([`crate::nav::polygon::rasterize`]) for the local checks.
     pub polygon: Option<Arc<PolygonNavigator>>,
 }
 
@@ -505,6 +508,7 @@ impl Sim {
                     vehicles,
                     platoons,
                     planner(config),
+                    config.map.as_deref(),
                     config.max_path_nodes_per_tick,
                     config.max_path_requests_per_tick,
                     *tick,
@@ -570,6 +574,7 @@ impl Sim {
                     inv_mass: columns.inv_mass,
                     spatial,
                     max_travel: limits.speed * dt,
+                    terrain: config.map.as_deref(),
                 };
                 let pass = separation.pass(input, columns.position);
                 quality.collisions += pass.overlaps;
@@ -694,9 +699,9 @@ impl Sim {
 
 /// What the `paths` stage plans on under `config`.
 fn planner(config: &SimConfig) -> Planner<'_> {
-    match (&config.map, &config.polygon) {
-        (Some(map), _) => Planner::Grid(map),
-        (None, Some(nav)) => Planner::Polygon(nav),
+    match (&config.polygon, &config.map) {
+        (Some(nav), _) => Planner::Polygon(nav),
+        (None, Some(map)) => Planner::Grid(map),
         (None, None) => Planner::OpenField,
     }
 }

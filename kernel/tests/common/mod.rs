@@ -74,6 +74,7 @@ impl World {
             inv_mass: &self.inv_mass,
             spatial: hash,
             max_travel: 0.0,
+            terrain: None,
         }
     }
 }
