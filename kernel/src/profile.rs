@@ -117,10 +117,13 @@ pub struct MapSection {
     /// Polygon maps: road edges cost this fraction of their length (> 0).
     #[serde(default = "default_road_cost")]
     pub road_cost_factor: f64,
-    /// Width of one map cell, metres (> 0).
+    /// Width of one map cell, metres (> 0). A polygon map is rasterised at
+    /// this size for the tick's local checks (line of sight, formation
+    /// slots, swamps; see [`crate::nav::polygon::raster`]).
     #[serde(default = "default_map_cell")]
     pub cell_size_m: f32,
-    /// World position of the map's first cell's corner, metres.
+    /// World position of the map's first cell's corner, metres (grid maps;
+    /// a polygon map is in world coordinates).
     #[serde(default)]
     pub origin_m: [f32; 2],
 }
@@ -503,12 +506,6 @@ impl Profile {
                 return fail(
                     "map",
                     "give exactly one of `file` (a grid map) and `polygon` (a polygon map)".into(),
-                );
-            }
-            if map.polygon.is_some() && self.scenario.layout == Layout::Scatter {
-                return fail(
-                    "scenario.layout",
-                    "\"scatter\" places units on a grid map (`map.file`)".into(),
                 );
             }
             if !(map.clearance_m.is_finite() && map.clearance_m >= 0.0) {

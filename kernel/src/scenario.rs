@@ -7,7 +7,7 @@ use glam::Vec2;
 use std::sync::Arc;
 
 use crate::formation::{PlatoonId, to_world};
-use crate::nav::polygon::{load_mesh, load_polygon_map};
+use crate::nav::polygon::{load_mesh, load_polygon_map, rasterize};
 use crate::nav::{Cell, GraphConfig, Mobility, PolygonNavigator, WorldMap, load_map};
 use crate::profile::{KindMix, Layout, PlatoonsSection, Profile, ScenarioSection};
 use crate::random::unit_f32;
@@ -230,8 +230,11 @@ fn pick_kind(mix: &KindMix, draw: f32) -> VehicleKind {
         .map_or(VehicleKind::Tracked, |&(kind, _)| kind)
 }
 
-/// The visibility graph of the profile's polygon map, if it has one.
-fn polygon_navigator(profile: &Profile) -> Result<Option<Arc<PolygonNavigator>>, ConfigError> {
+/// The profile's polygon map, if it has one: its visibility graph, and its
+/// raster for the tick's local checks.
+type PolygonTerrain = (Arc<PolygonNavigator>, Arc<WorldMap>);
+
+fn polygon_terrain(profile: &Profile) -> Result<Option<PolygonTerrain>, ConfigError> {
     let Some((section, file)) = profile
         .map
         .as_ref()
@@ -248,16 +251,19 @@ fn polygon_navigator(profile: &Profile) -> Result<Option<Arc<PolygonNavigator>>,
         clearance: section.clearance_m,
         road_cost_factor: section.road_cost_factor,
     };
-    let nav = PolygonNavigator::build(&polygons, config, 1)
-        .map_err(|error| ConfigError::Polygon(format!("{}: {error}", file.display())))?;
-    Ok(Some(Arc::new(nav)))
+    let in_file = |error: &dyn std::fmt::Display| {
+        ConfigError::Polygon(format!("{}: {error}", file.display()))
+    };
+    let nav = PolygonNavigator::build(&polygons, config, 1).map_err(|e| in_file(&e))?;
+    let raster = rasterize(&polygons, section.cell_size_m).map_err(|e| in_file(&e))?;
+    Ok(Some((Arc::new(nav), Arc::new(raster))))
 }
 
 /// The `Sim` a profile describes, with its units spawned, on `threads`
 /// threads.
 pub fn build(profile: &Profile, threads: usize) -> Result<Sim, ConfigError> {
-    let polygon = polygon_navigator(profile)?;
-    let map = match profile
+    let polygon = polygon_terrain(profile)?;
+    let grid_map = match profile
         .map
         .as_ref()
         .and_then(|section| Some((section, section.file.as_ref()?)))
@@ -273,6 +279,10 @@ pub fn build(profile: &Profile, threads: usize) -> Result<Sim, ConfigError> {
             )?))
         }
         None => None,
+    };
+    let (polygon, map) = match polygon {
+        Some((nav, raster)) => (Some(nav), Some(raster)),
+        None => (None, grid_map),
     };
     let placement = place(
         &profile.scenario,

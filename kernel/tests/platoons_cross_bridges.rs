@@ -12,6 +12,7 @@ use std::sync::Arc;
 use convoy::formation::{Phase, Platoon, to_world};
 use convoy::glam::Vec2;
 use convoy::nav::PolygonNavigator;
+use convoy::nav::polygon::rasterize;
 use convoy::vehicles::NONE;
 use convoy::{Formation, PlatoonId, PlatoonSpec, Sim, SimConfig, UnitId, UnitSpec, VehicleKind};
 use river::{inside_an_obstacle, on_bridge, river};
@@ -19,10 +20,13 @@ use river::{inside_an_obstacle, on_bridge, river};
 const DT: f32 = 1.0 / 30.0;
 const TICKS: usize = 9_000;
 
+/// Routes from the visibility graph, local checks on the map's 5 m raster.
 fn sim_with(nav: &Arc<PolygonNavigator>, threads: usize) -> Sim {
+    let (map, _) = river();
     let mut config = SimConfig::new(convoy::Bounds::new(Vec2::splat(-50.0), Vec2::splat(1050.0)));
     config.threads = threads;
     config.polygon = Some(Arc::clone(nav));
+    config.map = Some(Arc::new(rasterize(&map, 5.0).expect("valid cell size")));
     config.separation_iterations = 0;
     Sim::new(config).expect("valid config")
 }
@@ -196,4 +200,43 @@ fn a_bridge_crossing_is_the_same_on_one_and_two_threads_and_after_a_snapshot() {
         restored.step(DT);
     }
     assert_eq!(restored.checksum(), one.checksum());
+}
+
+/// The `river` profile: platoons scattered over both banks of the polygon
+/// map (on its raster's open cells) and ordered across it. No ground unit
+/// starts or ever stands in the river or a building, and platoons queue at
+/// the bridge.
+#[test]
+fn the_river_profile_keeps_ground_units_out_of_the_river_and_the_buildings() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../profiles/river.toml");
+    let profile = convoy::Profile::load(std::path::Path::new(path)).expect("the profile loads");
+    let mut sim = convoy::scenario::build(&profile, 2).expect("the profile builds");
+    let orders = convoy::scenario::Orders::new(&profile, &sim);
+    let (map, _) = river();
+    let mut queued_at_bridge = 0;
+    for tick in 0..2400 {
+        orders.before_step(&mut sim).expect("valid orders");
+        sim.step(profile.run.dt);
+        if tick % 10 != 0 {
+            continue;
+        }
+        let columns = sim.vehicles().columns();
+        for row in 0..sim.vehicles().len() {
+            let flies =
+                VehicleKind::from_u8(columns.kind()[row]).is_some_and(|k| k.handling().flies);
+            let position = columns.position()[row];
+            assert!(
+                flies || !inside_an_obstacle(&map, position),
+                "row {row} is in an obstacle at {position} (tick {tick})"
+            );
+        }
+        queued_at_bridge += sim
+            .platoons()
+            .iter()
+            .filter(|(_, p)| {
+                p.bridge != NONE && p.on_bridge == 0 && p.travelled >= p.travel_limit()
+            })
+            .count();
+    }
+    assert!(queued_at_bridge > 0, "no platoon ever waited at the bridge");
 }

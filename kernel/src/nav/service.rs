@@ -140,22 +140,22 @@ impl PathService {
         &self.routes
     }
 
-    /// One tick of the stage: serve, then follow and check.
+    /// One tick of the stage: serve with `planner`, then follow routes and
+    /// check for bad positions on `terrain` (the grid map, or a polygon
+    /// map's raster).
+    #[allow(clippy::too_many_arguments)]
     pub fn run(
         &mut self,
         vehicles: &mut Vehicles,
         platoons: &mut Platoons,
         planner: Planner<'_>,
+        terrain: Option<&WorldMap>,
         node_budget: u64,
         max_requests: usize,
         tick: u64,
     ) -> ServeStats {
         let mut stats = self.serve(vehicles, platoons, planner, node_budget, max_requests);
-        let grid = match planner {
-            Planner::Grid(map) => Some(map),
-            Planner::OpenField | Planner::Polygon(_) => None,
-        };
-        self.follow(vehicles, grid, tick);
+        self.follow(vehicles, terrain, tick);
         stats.requested = self.queue_flagged(vehicles) + self.queue_platoons(platoons);
         stats.waiting = self.queue.len();
         stats

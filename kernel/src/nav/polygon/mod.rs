@@ -14,6 +14,7 @@
 pub mod grid;
 pub mod json;
 pub mod mesh;
+pub mod raster;
 
 use glam::DVec2;
 use thiserror::Error;
@@ -21,6 +22,7 @@ use thiserror::Error;
 pub use grid::{crosses_blocked_cell, trace_grid};
 pub use json::{PolygonFileError, load_polygon_map, parse_polygon_map};
 pub use mesh::{MeshError, MeshParseError, load_mesh, parse_mesh};
+pub use raster::{RasterError, rasterize};
 
 /// A closed ring of points (the closing edge from the last point back to the
 /// first is implied; the first point is not repeated).
