@@ -36,7 +36,7 @@ pub mod service;
 pub mod visgraph;
 pub mod world;
 
-pub use astar::{BoundedPath, GridPlanner, Path, PathError};
+pub use astar::{BoundedPath, GridPlanner, Path, PathError, Progress};
 pub use batch::{BatchPlanner, GridAnswer, GridQuery, plan_batch};
 pub use grid::{Cell, CostGrid, GridError, GridMap, Mobility, MobilityError, Terrain};
 pub use movingai::{
