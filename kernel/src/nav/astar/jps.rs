@@ -98,6 +98,9 @@ pub(super) struct Jumper<'a> {
     scanned: u32,
     /// Cells the runs may still step onto before they pause.
     allowance: u64,
+    /// The most steps a straight scan can take: the padded grid's longer
+    /// side.
+    longest_scan: u64,
 }
 
 impl<'a> Jumper<'a> {
@@ -110,12 +113,14 @@ impl<'a> Jumper<'a> {
         scanned: u32,
         allowance: u64,
     ) -> Self {
+        let rows = cost.len() / stride.max(1);
         Self {
             cost,
             stride: stride as isize,
             goal,
             scanned,
             allowance,
+            longest_scan: stride.max(rows) as u64,
         }
     }
 
@@ -224,12 +229,35 @@ impl<'a> Jumper<'a> {
     /// forced neighbour or the goal, a wall, or the end of the allowance;
     /// also returns the steps taken.
     fn scan(&mut self, cell: &mut usize, direction: Direction) -> (Scan, u32) {
+        // A straight scan meets the blocked border within `longest_scan`
+        // steps: an allowance that long cannot run out during it, and the
+        // scan needs no check per step (a one-shot search never checks).
+        let (scan, steps) = if self.allowance >= self.longest_scan {
+            self.scan_steps::<false>(cell, direction)
+        } else {
+            self.scan_steps::<true>(cell, direction)
+        };
+        self.allowance -= u64::from(steps);
+        self.scanned = self.scanned.saturating_add(steps);
+        (scan, steps)
+    }
+
+    /// [`Self::scan`]'s steps, checking the allowance before each when
+    /// `CHECKED`.
+    #[inline(always)]
+    fn scan_steps<const CHECKED: bool>(
+        &self,
+        cell: &mut usize,
+        direction: Direction,
+    ) -> (Scan, u32) {
         let step = direction.offset();
         let side = if direction.h != 0 { self.stride } else { 1 };
+        // At most `longest_scan` when checked, so it fits.
+        let affordable = self.allowance as u32;
         let mut steps = 0;
         let mut here = *cell;
         let scan = loop {
-            if self.allowance == 0 {
+            if CHECKED && steps == affordable {
                 break Scan::Paused;
             }
             let next = here.wrapping_add_signed(step);
@@ -237,7 +265,6 @@ impl<'a> Jumper<'a> {
                 break Scan::Wall;
             }
             steps += 1;
-            self.allowance -= 1;
             let forced = (self.free(next, side) && !self.free(here, side))
                 || (self.free(next, -side) && !self.free(here, -side));
             here = next;
@@ -245,7 +272,6 @@ impl<'a> Jumper<'a> {
                 break Scan::Hit;
             }
         };
-        self.scanned = self.scanned.saturating_add(steps);
         *cell = here;
         (scan, steps)
     }
