@@ -487,6 +487,9 @@ fn serve_grid(
     movers: &mut Movers<'_>,
 ) {
     let grid = map.grid();
+    // Sized when units were spawned; this only grows a service that was
+    // never reserved for the map.
+    flights.reserve(grid, BATCH);
     drop_orphaned_flights(flights, movers);
     let mut taken = 0;
     loop {
