@@ -113,7 +113,7 @@ impl Counter {
 }
 
 /// Counters a stage may report (fixed, so recording never allocates).
-const MAX_COUNTERS: usize = 8;
+const MAX_COUNTERS: usize = 10;
 /// Longest duration the histograms hold; longer ticks saturate to it.
 const HISTOGRAM_MAX_NS: u64 = 60_000_000_000;
 

@@ -36,10 +36,13 @@ pub struct SimConfig {
     pub neighbour_radius: f32,
     /// Frame and stage budgets.
     pub budgets: Budgets,
-    /// Most path requests served per tick.
+    /// Most path requests taken from the queue per tick.
     pub max_path_requests_per_tick: usize,
-    /// The `paths` stage stops serving once its searches have expanded this
-    /// many nodes in a tick (a deterministic budget; see [`crate::nav::service`]).
+    /// The `paths` stage's work budget per tick, in cells: on a grid map
+    /// its searches stop (suspended, to resume next tick) once they have
+    /// done this much work in a tick; on a polygon map it stops serving
+    /// between batches once they have expanded this many nodes (a
+    /// deterministic budget; see [`crate::nav::service`]).
     pub max_path_nodes_per_tick: u64,
     /// Most separation pushes per tick (0 only measures overlap).
     pub separation_iterations: u32,
@@ -364,8 +367,7 @@ impl Sim {
         let threads = self.pool.current_num_threads();
         let planner = planner(&self.config);
         let requests = units + self.platoons.records().len();
-        self.paths
-            .reserve(requests, slots.max(units), planner, threads);
+        self.paths.reserve(requests, slots.max(units), planner);
         self.formations.reserve(self.config.map.as_deref(), threads);
         self.separation.reserve(units);
         // The widest column is 16 bytes a row.
@@ -373,9 +375,12 @@ impl Sim {
             .reserve(units.saturating_sub(self.reorder_scratch.len()));
     }
 
-    /// Orders a unit to `goal`: queued for the `paths` stage.
+    /// Orders a unit to `goal`: queued for the `paths` stage. Until it is
+    /// served the unit's own checks ask for no path (theirs would lead to
+    /// the old goal and, being newer, replace the order).
     pub fn order_move(&mut self, unit: UnitId, goal: Vec2) -> Result<(), OrderError> {
-        self.vehicles
+        let row = self
+            .vehicles
             .row_of(unit)
             .ok_or(OrderError::Stale(StaleUnit(unit)))?;
         if !goal.is_finite() {
@@ -387,6 +392,7 @@ impl Sim {
             return Err(OrderError::OffMap(goal));
         }
         self.paths.push(PathRequest::for_unit(unit, goal));
+        self.vehicles.columns_mut().route_pending[row] = 1;
         Ok(())
     }
 
@@ -397,10 +403,17 @@ impl Sim {
         self.paths.routes()
     }
 
-    /// Path requests waiting for the `paths` stage.
+    /// Path requests waiting for the `paths` stage or being searched.
     #[must_use]
     pub fn open_path_requests(&self) -> usize {
         self.paths.waiting()
+    }
+
+    /// Grid searches the `paths` stage has begun and suspended, to resume
+    /// next tick.
+    #[must_use]
+    pub fn path_searches_in_flight(&self) -> usize {
+        self.paths.flights.searching()
     }
 
     /// Advances the world by `dt` seconds (at most `max_dt`), running
@@ -520,7 +533,9 @@ impl Sim {
                     Counter::sum("requested", served.requested as f64),
                     Counter::mean("expanded", served.expanded as f64),
                     Counter::mean("work_cells", served.work as f64),
+                    Counter::max("max_work_cells", served.work as f64),
                     Counter::max("queue_len", served.waiting as f64),
+                    Counter::max("in_flight", served.in_flight as f64),
                 ]
             });
             stages.run(Stage::Formations, || {
@@ -662,16 +677,17 @@ impl Sim {
         reader: &mut impl std::io::Read,
     ) -> Result<(), crate::snapshot::SnapshotError> {
         let state = crate::snapshot::read(reader, self.map_identity())?;
+        let flights = crate::snapshot::rebuild_flights(&state.flights, self.config.map.as_deref())?;
         self.reserve(state.vehicles.len());
         self.vehicles = state.vehicles;
         self.paths.queue = state.path_queue;
         self.paths.routes = state.routes;
+        self.paths.flights = flights;
         self.platoons = state.platoons;
         let slots = self.vehicles.handle_parts().0.len();
-        let threads = self.pool.current_num_threads();
         let planner = planner(&self.config);
         let requests = self.vehicles.len() + self.platoons.records().len();
-        self.paths.reserve(requests, slots, planner, threads);
+        self.paths.reserve(requests, slots, planner);
         self.limits = state.limits;
         self.tick = state.tick;
         self.time_s = state.time_s;

@@ -23,7 +23,10 @@
 //! Sections: `meta` (tick, map identity, unit count, largest top speed, simulated seconds), one `col.<name>` per
 //! vehicle column (the column's bytes, as [`crate::vehicles::Columns::bytes`]
 //! gives them), `handles` (the handle table), `free` (free handle slots, in
-//! order), `paths` (waiting path requests, oldest first), `routes` (the
+//! order), `paths` (waiting path requests, oldest first), `path_searches`
+//! (the grid searches in flight: slot, request, start and goal cells, work
+//! done, as [`FlightRecord`] bytes; restoring replays that much work, which
+//! suspends each search exactly where it was), `routes` (the
 //! units' route corners), `platoons` (every platoon record, live or free, as
 //! [`crate::formation::Platoon`] bytes), `platoon_free` (free platoon slots)
 //! and `platoon_routes` (the platoons' route corners). Every byte of a
@@ -39,7 +42,9 @@ use thiserror::Error;
 use xxhash_rust::xxh3::xxh3_64;
 
 use crate::formation::{Platoon, Platoons};
-use crate::nav::{PathQueue, PathRequest, Routes};
+use crate::nav::flights::{FlightRecord, SearchFlights};
+use crate::nav::service::BATCH;
+use crate::nav::{PathQueue, PathRequest, Routes, WorldMap};
 use crate::sim::{Sim, UnitLimits};
 use crate::vehicles::{Columns, HandleSlot, Vehicles};
 
@@ -115,6 +120,7 @@ pub(crate) struct State {
     pub(crate) time_s: f64,
     pub(crate) vehicles: Vehicles,
     pub(crate) path_queue: PathQueue,
+    pub(crate) flights: Vec<FlightRecord>,
     pub(crate) routes: Routes,
     pub(crate) platoons: Platoons,
     pub(crate) limits: UnitLimits,
@@ -147,6 +153,10 @@ pub(crate) fn state_sections(sim: &Sim) -> Vec<(String, Cow<'_, [u8]>)> {
     sections.push((
         "paths".to_owned(),
         Cow::Owned(bytemuck::cast_slice(&requests).to_vec()),
+    ));
+    sections.push((
+        "path_searches".to_owned(),
+        Cow::Owned(bytemuck::cast_slice(&sim.paths.flight_records()).to_vec()),
     ));
     sections.push((
         "routes".to_owned(),
@@ -225,6 +235,7 @@ pub(crate) fn read(reader: &mut impl Read, map_identity: u64) -> Result<State, S
     let vehicles =
         Vehicles::from_parts(columns, slots, free).map_err(SnapshotError::Inconsistent)?;
     let requests: Vec<PathRequest> = decode_many(section("paths")?, "paths")?;
+    let flights: Vec<FlightRecord> = decode_many(section("path_searches")?, "path_searches")?;
     let route_points: Vec<glam::Vec2> = decode_many(section("routes")?, "routes")?;
     check_routes(&vehicles, &route_points)?;
     let platoons = decode_platoons(&section)?;
@@ -235,12 +246,30 @@ pub(crate) fn read(reader: &mut impl Read, map_identity: u64) -> Result<State, S
         time_s: meta.time_s,
         vehicles,
         path_queue: PathQueue::from_requests(requests),
+        flights,
         routes: Routes::from_points(route_points),
         // Written from an f32, so the conversion back is exact.
         limits: UnitLimits {
             speed: meta.speed as f32,
         },
     })
+}
+
+/// The searches in flight rebuilt on `map` (see
+/// [`SearchFlights::from_records`]); searches without a grid map are
+/// inconsistent.
+pub(crate) fn rebuild_flights(
+    records: &[FlightRecord],
+    map: Option<&WorldMap>,
+) -> Result<SearchFlights, SnapshotError> {
+    match map {
+        Some(map) => SearchFlights::from_records(records, map.grid(), BATCH)
+            .map_err(SnapshotError::Inconsistent),
+        None if records.is_empty() => Ok(SearchFlights::default()),
+        None => Err(inconsistent(
+            "grid searches in flight in a world without a grid map",
+        )),
+    }
 }
 
 /// Every unit's route must fit the route buffer.

@@ -162,40 +162,149 @@ fn a_unit_given_a_goal_behind_a_wall_without_an_order_gets_a_path_from_the_check
     run_to_goals(&mut sim, &map, 6000);
 }
 
+/// A simulation of `orders` tanks on the walled map, each ordered across
+/// it, with the given request cap and work budget.
+fn ordered_sim(map: &GridMap, orders: u32, cap: usize, budget: u64, threads: usize) -> Sim {
+    let world = WorldMap::new(map, Mobility::GROUND, Vec2::ZERO, CELL).expect("valid");
+    let mut config = SimConfig::new(world.bounds());
+    config.threads = threads;
+    config.map = Some(Arc::new(world));
+    config.max_path_requests_per_tick = cap;
+    config.max_path_nodes_per_tick = budget;
+    let mut sim = Sim::new(config).expect("valid config");
+    for index in 0..orders {
+        let start = at(2 + index, 2);
+        let unit = tank(&mut sim, start, start);
+        sim.order_move(unit, at(35, 20)).expect("on the map");
+    }
+    sim
+}
+
+/// The `paths` stage's counters over the run so far.
+fn paths_counters(sim: &Sim) -> std::collections::BTreeMap<String, f64> {
+    let (stages, _) = sim.report();
+    let paths = stages.into_iter().find(|stage| stage.name == "paths");
+    paths.expect("a paths stage").counters
+}
+
 #[test]
-fn serving_is_sliced_by_the_request_cap_and_the_node_budget() {
+fn serving_is_sliced_by_the_request_cap() {
     let map = walled_map();
-    let orders = 12;
-    let capped = |cap: usize, nodes: u64| {
-        let world = WorldMap::new(&map, Mobility::GROUND, Vec2::ZERO, CELL).expect("valid");
-        let mut config = SimConfig::new(world.bounds());
-        config.threads = 1;
-        config.map = Some(Arc::new(world));
-        config.max_path_requests_per_tick = cap;
-        config.max_path_nodes_per_tick = nodes;
-        let mut sim = Sim::new(config).expect("valid config");
-        for index in 0..orders {
-            let start = at(2 + index, 2);
-            let unit = tank(&mut sim, start, start);
-            sim.order_move(unit, at(35, 20)).expect("on the map");
-        }
-        let mut waiting = vec![sim.open_path_requests()];
+    let mut sim = ordered_sim(&map, 12, 3, u64::MAX, 1);
+    let mut waiting = vec![sim.open_path_requests()];
+    while sim.open_path_requests() > 0 {
+        sim.step(DT);
+        waiting.push(sim.open_path_requests());
+    }
+    // Three requests a tick: 12, 9, 6, 3, 0.
+    assert_eq!(waiting, vec![12, 9, 6, 3, 0]);
+}
+
+#[test]
+fn a_tight_work_budget_suspends_searches_and_never_overspends() {
+    let map = walled_map();
+    for budget in [1, 7, 60, 333] {
+        let mut sim = ordered_sim(&map, 12, usize::MAX, budget, 2);
+        let mut ticks = 0;
         while sim.open_path_requests() > 0 {
             sim.step(DT);
-            waiting.push(sim.open_path_requests());
+            ticks += 1;
+            assert!(ticks < 20_000, "budget {budget}: requests still open");
+            // Every tick, not just on average.
+            let counters = paths_counters(&sim);
+            assert!(
+                counters["max_work_cells"] <= budget as f64,
+                "budget {budget}: a tick did {} cells of work",
+                counters["max_work_cells"]
+            );
         }
-        waiting
+        let counters = paths_counters(&sim);
+        // Every order and every request the unit checks queued was served.
+        let requests = 12.0 + counters["requested"];
+        assert_eq!(
+            counters["served"], requests,
+            "budget {budget}: {counters:?}"
+        );
+        assert_eq!(counters["dropped"], 0.0, "budget {budget}");
+        let batch = convoy::nav::service::BATCH as f64;
+        assert_eq!(
+            counters["in_flight"], batch,
+            "budget {budget}: slots all busy"
+        );
+        // The budget binds: the searches needed many ticks.
+        assert!(
+            ticks as u64 * budget >= 12,
+            "budget {budget}: {ticks} ticks"
+        );
+        for row in 0..sim.vehicles().len() {
+            assert!(
+                sim.vehicles().columns().route_len()[row] > 0,
+                "budget {budget}: row {row} got no route"
+            );
+        }
+    }
+}
+
+/// The skirmish profile (80 platoons on arena2, re-ordered every 10 s) with
+/// budgets below one platoon query's work (about 7,700 cells): no tick's
+/// planning ever does more work than the budget, searches are carried
+/// over, and every platoon still gets its routes.
+#[test]
+fn skirmish_planning_never_exceeds_its_work_budget() {
+    let file = concat!(env!("CARGO_MANIFEST_DIR"), "/../profiles/skirmish.toml");
+    for budget in [997, 5_000] {
+        let mut profile = convoy::Profile::load(std::path::Path::new(file)).expect("loads");
+        profile.scenario.units = 400;
+        profile.paths.max_expanded_nodes_per_tick = budget;
+        let mut sim = convoy::scenario::build(&profile, 2).expect("builds");
+        let orders = convoy::scenario::Orders::new(&profile, &sim);
+        let mut carried_over = 0;
+        for _ in 0..700 {
+            orders.before_step(&mut sim).expect("valid orders");
+            sim.step(profile.run.dt);
+            carried_over += usize::from(sim.path_searches_in_flight() > 0);
+        }
+        let counters = paths_counters(&sim);
+        assert!(
+            counters["max_work_cells"] <= budget as f64,
+            "budget {budget}: a tick did {} cells of work",
+            counters["max_work_cells"]
+        );
+        // The budget binds and searches run over several ticks.
+        assert!(
+            counters["max_work_cells"] >= budget as f64 * 0.99,
+            "{counters:?}"
+        );
+        assert!(carried_over > 100, "budget {budget}: {carried_over} ticks");
+        // Searches end: at about 10,000 cells a query (with the straight
+        // probes of jump point runs), 700 ticks of 997 cells serve ~66.
+        assert!(counters["served"] >= 60.0, "budget {budget}: {counters:?}");
+    }
+}
+
+#[test]
+fn sliced_runs_are_identical_on_one_and_two_threads_and_drop_despawned_requesters() {
+    let map = walled_map();
+    let checksums = |threads: usize| {
+        let mut sim = ordered_sim(&map, 20, usize::MAX, 90, threads);
+        let first = sim.vehicles().id_at(0).expect("a unit");
+        let sums: Vec<u64> = (0..400)
+            .map(|tick| {
+                if tick == 3 {
+                    // Its search is in flight: it is dropped, not served.
+                    sim.despawn(first).expect("alive");
+                }
+                sim.step(DT);
+                sim.checksum()
+            })
+            .collect();
+        let counters = paths_counters(&sim);
+        assert_eq!(sim.open_path_requests(), 0);
+        assert_eq!(counters["dropped"], 1.0, "{counters:?}");
+        assert_eq!(counters["served"], 19.0 + counters["requested"]);
+        sums
     };
-    // Three requests a tick: 12, 9, 6, 3, 0.
-    assert_eq!(capped(3, u64::MAX), vec![12, 9, 6, 3, 0]);
-    // A one-node budget still serves one batch a tick (the budget is
-    // checked between batches), so the queue drains a batch at a time.
-    let batch = convoy::nav::service::BATCH as u32;
-    let by_nodes = capped(usize::MAX, 1);
-    let expected: Vec<usize> = (0..=orders.div_ceil(batch))
-        .map(|tick| orders.saturating_sub(tick * batch) as usize)
-        .collect();
-    assert_eq!(by_nodes, expected);
+    assert_eq!(checksums(1), checksums(2));
 }
 
 #[test]

@@ -146,3 +146,39 @@ fn garbage_is_not_a_snapshot() {
     let error = world(10, 1).restore(&mut b"CONV".as_slice()).unwrap_err();
     assert!(matches!(error, SnapshotError::Truncated { .. }), "{error}");
 }
+
+/// The skirmish (platoons planning on arena2) cut to 400 units, with a
+/// work budget small enough that grid searches are suspended at most tick
+/// ends.
+fn skirmish(threads: usize) -> Sim {
+    let file = concat!(env!("CARGO_MANIFEST_DIR"), "/../profiles/skirmish.toml");
+    let mut profile = Profile::load(std::path::Path::new(file)).unwrap();
+    profile.scenario.units = 400;
+    profile.paths.max_expanded_nodes_per_tick = 3_000;
+    convoy::scenario::build(&profile, threads).unwrap()
+}
+
+#[test]
+fn a_run_restored_with_searches_in_flight_reproduces_every_later_checksum() {
+    for save_at in [1usize, 6, 25] {
+        let mut original = skirmish(2);
+        checksums(&mut original, save_at);
+        assert!(
+            original.path_searches_in_flight() > 0,
+            "no search in flight at tick {save_at}"
+        );
+        let snapshot = snapshot_of(&original);
+        let mut restored = skirmish(1);
+        restored.restore(&mut snapshot.as_slice()).unwrap();
+        assert_eq!(
+            restored.path_searches_in_flight(),
+            original.path_searches_in_flight()
+        );
+        assert_eq!(restored.checksum(), original.checksum());
+        assert_eq!(
+            checksums(&mut restored, 40),
+            checksums(&mut original, 40),
+            "the run restored at tick {save_at} with searches in flight follows the uninterrupted run"
+        );
+    }
+}

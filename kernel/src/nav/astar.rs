@@ -52,6 +52,22 @@
 //! the partial plan a formation follows while it squeezes through a
 //! chokepoint (the bounded search of the seed 003). It always
 //! expands cell by cell, so its limit counts cells on every map.
+//!
+//! # Suspending and resuming
+//! [`GridPlanner::begin`] opens a search and [`GridPlanner::resume`]
+//! continues it for an allowance of work ([`GridPlanner::work`] units: one
+//! per expansion, one per cell a jump point run steps onto), checked before
+//! each unit: a call never does more work than its allowance, and a search
+//! whose allowance ran out is suspended with everything needed to carry on
+//! in the context — the open list and node records, and for a jump point
+//! search the expansion in progress (its next direction) and the run in
+//! progress (its cell, steps and straight probe, `jps::Run`). The
+//! units come in the same order however the work is cut, so a search
+//! resumed in pieces ends exactly as it would at once: same path, same
+//! expansions, same work. This is what lets the `paths` stage slice its
+//! searches by a per-tick budget (Smith, GDC 2002: time-sliced path
+//! solving); [`GridPlanner::find_path`] is `begin` plus one unlimited
+//! `resume`.
 
 mod jps;
 
@@ -59,7 +75,7 @@ use std::f64::consts::SQRT_2;
 
 use thiserror::Error;
 
-use self::jps::{Direction, Jumper};
+use self::jps::{Direction, Jump, Jumper, Run};
 use super::grid::{BLOCKED, Cell, CostGrid};
 
 /// A path over grid cells.
@@ -304,7 +320,8 @@ fn octile(a: usize, b: usize, stride: usize) -> f64 {
 }
 
 /// A reusable grid A* search context: working memory, keep one per thread
-/// and reuse it across queries and maps.
+/// (or one per search in flight, for resumable searches) and reuse it
+/// across queries and maps.
 #[derive(Clone, Debug, Default)]
 pub struct GridPlanner {
     nodes: Vec<Node>,
@@ -312,15 +329,78 @@ pub struct GridPlanner {
     open: OpenList,
     /// The directions a jump point search tries from the node it expands.
     directions: Vec<Direction>,
+    /// Nodes the current or last search expanded.
     expanded: u32,
-    /// Cells the last query touched (see [`GridPlanner::work`]).
-    work: u32,
+    /// Cells the current or last search's jump point runs stepped onto.
+    scanned: u32,
+    /// The search begun and not yet ended ([`GridPlanner::begin`]).
+    search: Option<Search>,
+}
+
+/// How a search expands.
+#[derive(Clone, Copy, Debug)]
+enum Mode {
+    /// Plain A*, cell by cell, ending after `limit` expansions.
+    CellByCell { limit: u32 },
+    /// Jump point search on a grid whose passable cells all cost
+    /// `multiplier`.
+    Jumping { multiplier: f64 },
+}
+
+/// A search between its start and its end: what
+/// [`GridPlanner::resume`] needs besides the nodes and the open list.
+#[derive(Clone, Copy, Debug)]
+struct Search {
+    start: usize,
+    goal: usize,
+    /// The padded cell count of the grid it searches.
+    cells: usize,
+    mode: Mode,
+    /// Cell by cell with a limit: the expanded node nearest the goal so
+    /// far, and its heuristic.
+    best: usize,
+    best_h: f64,
+    /// Jumping: an expansion cut short.
+    expansion: Option<Expansion>,
+}
+
+/// A jump point expansion in progress: the node, its cost, the next of its
+/// directions (in `GridPlanner::directions`) and the run in progress in
+/// the one before it.
+#[derive(Clone, Copy, Debug)]
+struct Expansion {
+    node: usize,
+    g: f64,
+    next: usize,
+    run: Option<Run>,
+}
+
+/// Where a resumable search stands after [`GridPlanner::resume`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Progress {
+    /// It ended and its path is written; whether the path reaches the goal
+    /// (always, unless the search was bounded).
+    Done {
+        /// Whether the path ends at the goal.
+        reached_goal: bool,
+    },
+    /// The work allowance ran out first: resume it again.
+    Suspended,
+    /// No search is in progress (none begun, the last one ended, or it was
+    /// resumed on another grid and abandoned).
+    Idle,
 }
 
 /// Where a search ended.
 struct Outcome {
     end: usize,
     reached_goal: bool,
+}
+
+/// What one piece of a search came to.
+enum Step {
+    Suspended(Search),
+    Ended(Outcome),
 }
 
 impl GridPlanner {
@@ -350,20 +430,27 @@ impl GridPlanner {
         self.directions.reserve(8);
     }
 
-    /// Nodes expanded by the last query (jump points, for a jump point
-    /// search).
+    /// Nodes expanded by the last query, or so far by the search in
+    /// progress (jump points, for a jump point search).
     #[must_use]
     pub fn expanded(&self) -> u32 {
         self.expanded
     }
 
-    /// The last query's work in cells: those it expanded, or for a jump
-    /// point search those its runs stepped onto. A deterministic stand-in
+    /// The last query's work in cells (or so far, the search in
+    /// progress's): those it expanded, or for a jump point search those it
+    /// expanded and those its runs stepped onto. A deterministic stand-in
     /// for its time, whichever way it searched (the `paths` stage's node
-    /// budget counts it).
+    /// budget counts it, and [`GridPlanner::resume`]'s allowance).
     #[must_use]
     pub fn work(&self) -> u32 {
-        self.work
+        self.expanded.saturating_add(self.scanned)
+    }
+
+    /// Whether a search was begun and has not ended.
+    #[must_use]
+    pub fn in_progress(&self) -> bool {
+        self.search.is_some()
     }
 
     /// The cells the last search that ran reached (opened or expanded; for
@@ -453,11 +540,32 @@ impl GridPlanner {
         limit: u32,
         out: &mut Path,
     ) -> Result<bool, PathError> {
-        out.cells.clear();
-        out.length = 0.0;
-        out.cost = 0.0;
+        clear_path(out);
+        self.begin(grid, start, goal, limit)?;
+        let progress = self.resume(grid, u32::MAX, out);
+        debug_assert!(
+            matches!(progress, Progress::Done { .. }),
+            "an unlimited allowance ends the search"
+        );
+        Ok(progress == Progress::Done { reached_goal: true })
+    }
+
+    /// Begins a resumable search from `start` to `goal` (any search in
+    /// progress is abandoned): checks the ends and opens the start, without
+    /// expanding anything; [`GridPlanner::resume`] does the work.
+    /// `max_expanded` is the node limit of [`GridPlanner::find_path_bounded`]
+    /// (`u32::MAX`: unbounded, by jump points on a uniform-cost grid). Off
+    /// the map, blocked and unreachable ends are refused here.
+    pub fn begin(
+        &mut self,
+        grid: &CostGrid,
+        start: Cell,
+        goal: Cell,
+        max_expanded: u32,
+    ) -> Result<(), PathError> {
+        self.search = None;
         self.expanded = 0;
-        self.work = 0;
+        self.scanned = 0;
         for (which, cell) in [("start", start), ("goal", goal)] {
             if !grid.contains(cell) {
                 return Err(PathError::OffMap { which, cell });
@@ -470,16 +578,82 @@ impl GridPlanner {
             return Err(PathError::Unreachable);
         }
         self.reserve(grid);
-        let s = grid.index(start);
-        let t = grid.index(goal);
-        let outcome = match grid.uniform_cost() {
-            Some(multiplier) if limit == u32::MAX => {
-                self.search_jumping(grid, s, t, f64::from(multiplier))
+        let (s, t) = (grid.index(start), grid.index(goal));
+        let octile_s = octile(s, t, grid.stride());
+        let (mode, h) = match grid.uniform_cost() {
+            Some(multiplier) if max_expanded == u32::MAX => {
+                let multiplier = f64::from(multiplier);
+                (Mode::Jumping { multiplier }, multiplier * octile_s)
             }
-            _ => self.search(grid, s, t, limit),
+            _ => (
+                Mode::CellByCell {
+                    limit: max_expanded,
+                },
+                octile_s,
+            ),
         };
-        self.write_path(grid, outcome.end, out);
-        Ok(outcome.reached_goal)
+        let reached = self.next_generation();
+        self.open.clear();
+        self.nodes[s] = Node {
+            g: 0.0,
+            parent: s as u32,
+            stamp: reached,
+        };
+        self.open.push(Entry::new(h, 0.0, s));
+        self.search = Some(Search {
+            start: s,
+            goal: t,
+            cells: grid.padded_len(),
+            mode,
+            best: s,
+            best_h: f64::INFINITY,
+            expansion: None,
+        });
+        Ok(())
+    }
+
+    /// Continues the search begun by [`GridPlanner::begin`] for at most
+    /// `allowance` more units of [`GridPlanner::work`] (`u32::MAX`: no
+    /// limit). The allowance is checked before every expansion and every
+    /// cell a jump point run steps onto, each one unit, so a call never
+    /// does more work than its allowance. A search resumed in pieces
+    /// expands the same nodes in the same order as one run at once: it
+    /// ends with the same path, the same expansions and the same work.
+    /// When it ends the path is written into `out` (whose storage is
+    /// reused); while it is suspended `out` is left as it was. `grid` must
+    /// be the grid it began on: on a grid of another size the search is
+    /// abandoned ([`Progress::Idle`]).
+    pub fn resume(&mut self, grid: &CostGrid, allowance: u32, out: &mut Path) -> Progress {
+        let Some(search) = self.search.take() else {
+            return Progress::Idle;
+        };
+        if search.cells != grid.padded_len() {
+            return Progress::Idle;
+        }
+        let allowance = if allowance == u32::MAX {
+            u64::MAX
+        } else {
+            u64::from(allowance)
+        };
+        let step = match search.mode {
+            Mode::CellByCell { limit } => self.expand_cells(grid, search, limit, allowance),
+            Mode::Jumping { multiplier } => {
+                self.expand_jumping(grid, search, multiplier, allowance)
+            }
+        };
+        match step {
+            Step::Suspended(search) => {
+                self.search = Some(search);
+                Progress::Suspended
+            }
+            Step::Ended(outcome) => {
+                clear_path(out);
+                self.write_path(grid, outcome.end, out);
+                Progress::Done {
+                    reached_goal: outcome.reached_goal,
+                }
+            }
+        }
     }
 
     /// Starts a new generation (two stamps: reached, then expanded); every
@@ -495,25 +669,23 @@ impl GridPlanner {
         self.generation
     }
 
-    fn search(&mut self, grid: &CostGrid, s: usize, t: usize, limit: u32) -> Outcome {
-        let reached = self.next_generation();
+    /// Plain A*, cell by cell, until the goal, the node limit, or the end
+    /// of the allowance.
+    fn expand_cells(
+        &mut self,
+        grid: &CostGrid,
+        mut search: Search,
+        limit: u32,
+        mut allowance: u64,
+    ) -> Step {
+        let reached = self.generation;
         let closed = reached + 1;
+        let t = search.goal;
         let stride = grid.stride();
         let cost = grid.costs();
         let nodes = &mut self.nodes[..cost.len()];
         let open = &mut self.open;
-        let first = Entry::new(octile(s, t, stride), 0.0, s);
-        open.clear();
-
-        nodes[s] = Node {
-            g: 0.0,
-            parent: s as u32,
-            stamp: reached,
-        };
-        open.push(first);
-        let mut best = s;
-        let mut best_h = f64::INFINITY;
-        let mut expanded = 0u32;
+        let mut expanded = self.expanded;
         let stride32 = stride as u32;
         let (tx, ty) = (t as u32 % stride32, t as u32 / stride32);
         let st = stride as isize;
@@ -527,7 +699,14 @@ impl GridPlanner {
             (st + 1, st, 1, 1, 1),
         ];
 
-        while let Some(entry) = open.pop() {
+        loop {
+            if allowance == 0 {
+                self.expanded = expanded;
+                return Step::Suspended(search);
+            }
+            let Some(entry) = open.pop() else {
+                break;
+            };
             let i = entry.cell as usize;
             // A cell pushed again more cheaply was expanded from its
             // cheaper entry: this one is stale.
@@ -540,21 +719,21 @@ impl GridPlanner {
             nodes[i].stamp = closed;
             let g = nodes[i].g;
             expanded += 1;
+            allowance -= 1;
             if i == t {
                 self.expanded = expanded;
-                self.work = expanded;
-                return Outcome {
+                return Step::Ended(Outcome {
                     end: t,
                     reached_goal: true,
-                };
+                });
             }
             // One division per expansion; neighbours' coordinates follow.
             let (x, y) = (entry.cell % stride32, entry.cell / stride32);
             if limit != u32::MAX {
                 let h = octile_d(x.abs_diff(tx), y.abs_diff(ty));
-                if h < best_h {
-                    best_h = h;
-                    best = i;
+                if h < search.best_h {
+                    search.best_h = h;
+                    search.best = i;
                 }
             }
             let ci = f64::from(cost[i]);
@@ -588,77 +767,105 @@ impl GridPlanner {
             }
         }
         self.expanded = expanded;
-        self.work = expanded;
-        Outcome {
-            end: best,
-            reached_goal: best == t,
-        }
+        Step::Ended(Outcome {
+            end: search.best,
+            reached_goal: search.best == t,
+        })
     }
 
     /// Jump point search ([`jps`]) on a grid whose passable cells all cost
-    /// `multiplier`; same open list and node records as [`Self::search`],
-    /// but a node's parent is the previous jump point.
-    fn search_jumping(&mut self, grid: &CostGrid, s: usize, t: usize, multiplier: f64) -> Outcome {
-        let reached = self.next_generation();
+    /// `multiplier`, until the goal or the end of the allowance; same open
+    /// list and node records as [`Self::expand_cells`], but a node's parent
+    /// is the previous jump point. An expansion or a run cut short by the
+    /// allowance is kept in `search` and carried on where it stopped.
+    fn expand_jumping(
+        &mut self,
+        grid: &CostGrid,
+        mut search: Search,
+        multiplier: f64,
+        allowance: u64,
+    ) -> Step {
+        let reached = self.generation;
         let closed = reached + 1;
         let stride = grid.stride() as u32;
-        let jumper = Jumper::new(grid.costs(), grid.stride(), t);
+        let t = search.goal;
+        let mut jumper = Jumper::new(grid.costs(), grid.stride(), t, self.scanned, allowance);
         let nodes = &mut self.nodes[..grid.padded_len()];
         let open = &mut self.open;
         let directions = &mut self.directions;
         let coordinates = |i: usize| (i as u32 % stride, i as u32 / stride);
         let (tx, ty) = coordinates(t);
         let heuristic = |(x, y): (u32, u32)| multiplier * octile_d(x.abs_diff(tx), y.abs_diff(ty));
-
-        let first = Entry::new(heuristic(coordinates(s)), 0.0, s);
-        open.clear();
-        nodes[s] = Node {
-            g: 0.0,
-            parent: s as u32,
-            stamp: reached,
-        };
-        open.push(first);
-        let mut expanded = 0u32;
-        while let Some(entry) = open.pop() {
+        let mut expanded = self.expanded;
+        let ended = 'search: loop {
+            if let Some(expansion) = &mut search.expansion {
+                while let Some(&direction) = directions.get(expansion.next) {
+                    let run = expansion
+                        .run
+                        .get_or_insert_with(|| Run::new(expansion.node, direction));
+                    match jumper.advance(run) {
+                        Jump::Paused => break 'search false,
+                        Jump::Wall => {}
+                        Jump::Found(n, steps) => {
+                            let length = if direction.is_diagonal() {
+                                f64::from(steps) * SQRT_2
+                            } else {
+                                f64::from(steps)
+                            };
+                            let ng = expansion.g + length * multiplier;
+                            let node = nodes[n];
+                            let dearer =
+                                (node.stamp == reached || node.stamp == closed) && node.g <= ng;
+                            if !dearer {
+                                let h = heuristic(coordinates(n));
+                                offer(nodes, open, reached, n, expansion.node, ng, h);
+                            }
+                        }
+                    }
+                    expansion.run = None;
+                    expansion.next += 1;
+                }
+                search.expansion = None;
+            }
+            if jumper.allowance() == 0 {
+                break 'search false;
+            }
+            let Some(entry) = open.pop() else {
+                break 'search true;
+            };
             let i = entry.cell as usize;
             if nodes[i].stamp == closed {
                 continue;
             }
             nodes[i].stamp = closed;
             expanded += 1;
+            jumper.spend_expansion();
             if i == t {
-                break;
+                break 'search true;
             }
             let Node { g, parent, .. } = nodes[i];
             let here = coordinates(i);
             let from = (parent as usize != i)
                 .then(|| jumper.direction(coordinates(parent as usize), here));
             jumper.successors(i, from, directions);
-            for &direction in directions.iter() {
-                let Some((n, steps)) = jumper.jump(i, direction) else {
-                    continue;
-                };
-                let length = if direction.is_diagonal() {
-                    f64::from(steps) * SQRT_2
-                } else {
-                    f64::from(steps)
-                };
-                let ng = g + length * multiplier;
-                let node = nodes[n];
-                if (node.stamp == reached || node.stamp == closed) && node.g <= ng {
-                    continue;
-                }
-                offer(nodes, open, reached, n, i, ng, heuristic(coordinates(n)));
-            }
-        }
+            search.expansion = Some(Expansion {
+                node: i,
+                g,
+                next: 0,
+                run: None,
+            });
+        };
         self.expanded = expanded;
-        self.work = expanded.saturating_add(jumper.scanned());
+        self.scanned = jumper.scanned();
+        if !ended {
+            return Step::Suspended(search);
+        }
         // One region: the goal is always reached.
         let reached_goal = nodes[t].stamp == closed;
-        Outcome {
-            end: if reached_goal { t } else { s },
+        Step::Ended(Outcome {
+            end: if reached_goal { t } else { search.start },
             reached_goal,
-        }
+        })
     }
 
     /// Writes the path ending at padded index `end` (whose node is in the
@@ -701,6 +908,13 @@ impl GridPlanner {
             })
             .sum();
     }
+}
+
+/// Empties `out`, keeping its storage.
+fn clear_path(out: &mut Path) {
+    out.cells.clear();
+    out.length = 0.0;
+    out.cost = 0.0;
 }
 
 /// Records `cell` as reached from `parent` at cost `g` (in the generation

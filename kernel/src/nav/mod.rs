@@ -12,6 +12,8 @@
 //!   graph, leaf A* and two-step rubber-banding.
 //! - [`regions`]: connected-region labels, so unreachable goals cost nothing.
 //! - [`queue`]: the path-request queue.
+//! - [`flights`]: the `paths` stage's grid searches in flight, suspended
+//!   when the tick's work budget runs out and resumed the next tick.
 //! - [`world`]: the grid placed in the world ([`WorldMap`]) and the units'
 //!   routes ([`Routes`]): string-pulled corners of the A* path.
 //! - [`service`]: the `paths` stage: time-sliced, batched planning of the
@@ -26,6 +28,7 @@
 pub mod astar;
 pub mod batch;
 pub mod clearance;
+pub mod flights;
 pub mod grid;
 pub mod movingai;
 pub mod polygon;
@@ -36,7 +39,7 @@ pub mod service;
 pub mod visgraph;
 pub mod world;
 
-pub use astar::{BoundedPath, GridPlanner, Path, PathError};
+pub use astar::{BoundedPath, GridPlanner, Path, PathError, Progress};
 pub use batch::{BatchPlanner, GridAnswer, GridQuery, plan_batch};
 pub use grid::{Cell, CostGrid, GridError, GridMap, Mobility, MobilityError, Terrain};
 pub use movingai::{

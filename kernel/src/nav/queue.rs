@@ -31,6 +31,13 @@ pub enum Requester {
     Platoon(PlatoonId),
 }
 
+impl Default for PathRequest {
+    /// All zeros: unit 0's request for the origin.
+    fn default() -> Self {
+        bytemuck::Zeroable::zeroed()
+    }
+}
+
 impl PathRequest {
     /// A unit's request.
     #[must_use]

@@ -1,19 +1,30 @@
 //! The `paths` stage: serving path requests and following routes.
 //!
 //! Each tick the stage first answers queued requests (move orders, and the
-//! bad-position requests of the tick before) in batches, first in first
-//! out, while its budget and the per-tick request cap last; the rest waits
-//! for the next tick — the time-slicing of Smith, *Polygon Soup for the
+//! bad-position requests of the tick before), first in first out, while
+//! its budget and the per-tick request cap last; the rest waits for the
+//! next tick — the time-slicing of Smith, *Polygon Soup for the
 //! Programmer's Soul* (GDC 2002). The budget counts the searches' work in
 //! cells ([`super::GridPlanner::work`]: cells expanded, or stepped onto by
 //! jump point runs), not microseconds: a wall-clock budget would make which
 //! requests a tick serves depend on the machine's speed, and lockstep
 //! replays diverge. (The stage's time is still measured against its frame
-//! budget.) A batch is planned with grid A* across the rayon pool
-//! ([`BatchPlanner`], answers in request order whatever the thread count),
-//! and each answer becomes the unit's route ([`Routes`]). Without a map a
-//! request just sets the goal: on the open field the straight line is the
-//! route.
+//! budget.)
+//!
+//! On a grid map up to [`BATCH`] searches are in flight at once, each in
+//! its own slot with its own search context ([`SearchFlights`]). Rounds
+//! split what is left of the budget equally among them and resume them
+//! across the rayon pool; a search whose share runs out is suspended and
+//! carries on next tick, before any new request starts (new requests only
+//! take free slots). So the stage's grid work in a tick never exceeds its
+//! budget — not by one cell — and a search ends with the path it would
+//! have found at once, whatever the thread count. A search whose requester
+//! was despawned meanwhile, or which a newer request of the same requester
+//! overtakes, is dropped. Each ended search becomes the unit's or the
+//! platoon's route ([`Routes`]). On a polygon map the visibility-graph
+//! queries are not suspendable: they are answered in batches of [`BATCH`]
+//! with the budget checked between batches. Without a map a request just
+//! sets the goal: on the open field the straight line is the route.
 //!
 //! Then every unit in no platoon gets its drive-to point: its route's next
 //! corner (advancing past corners it has reached), or its goal. And the
@@ -26,8 +37,7 @@
 use glam::Vec2;
 
 use super::astar::Path;
-use super::batch::{BatchPlanner, GridAnswer, GridQuery};
-use super::grid::Cell;
+use super::flights::{FlightRecord, SearchFlights};
 use super::queue::{PathQueue, PathRequest, Requester};
 use super::visgraph::{FactionId, PolygonNavigator, VisSearch};
 use super::world::{ROUTE_POINTS, Routes, WorldMap};
@@ -36,14 +46,11 @@ use crate::parallel::for_each_chunk3;
 use crate::steer::ARRIVE_RADIUS;
 use crate::vehicles::{NONE, UnitId, VehicleKind, Vehicles};
 
-/// Requests planned together (one parallel batch). The same whatever the
-/// thread count, so which requests a tick serves never depends on it; the
-/// budget is checked between batches.
+/// Grid searches in flight at once (each resumed on its own in a round,
+/// across the pool), and the batch size of visibility-graph queries. The
+/// same whatever the thread count, so which requests a tick serves never
+/// depends on it.
 pub const BATCH: usize = 8;
-/// A query off the map: the planner refuses it before searching. It stands
-/// in for a request with an end off the map (or a stale unit), and pads
-/// every batch to [`BATCH`].
-const UNANSWERABLE: GridQuery = GridQuery::new(Cell::new(u32::MAX, u32::MAX), Cell::new(0, 0));
 /// `follow`'s flag for a platoon member done with its own path.
 const DROP_ROUTE: u8 = 2;
 /// Each unit gets the bad-position check every this many ticks.
@@ -54,7 +61,8 @@ pub const BAD_POSITION_CHECK_TICKS: u64 = 16;
 pub struct ServeStats {
     /// Requests answered.
     pub served: usize,
-    /// Requests dropped because their unit was despawned meanwhile.
+    /// Requests dropped because their unit or platoon was despawned
+    /// meanwhile, or a newer request of theirs overtook them in flight.
     pub dropped: usize,
     /// Answered requests with no path (goal unreachable or blocked, or an
     /// end off the map): the unit drives straight at its goal.
@@ -64,8 +72,11 @@ pub struct ServeStats {
     /// The planners' work in cells (expanded, or scanned by jump point
     /// runs; visibility-graph nodes expanded): what the node budget counts.
     pub work: u64,
-    /// Requests still waiting afterwards.
+    /// Requests still waiting afterwards (not counting those in flight).
     pub waiting: usize,
+    /// Grid searches begun and suspended at the end of the tick, to be
+    /// resumed the next.
+    pub in_flight: usize,
     /// Requests the unit-level checks queued (bad position, cut route).
     pub requested: usize,
 }
@@ -88,10 +99,8 @@ pub enum Planner<'a> {
 pub struct PathService {
     pub(crate) queue: PathQueue,
     pub(crate) routes: Routes,
-    planner: BatchPlanner,
+    pub(crate) flights: SearchFlights,
     batch: Vec<PathRequest>,
-    queries: Vec<GridQuery>,
-    answers: Vec<GridAnswer>,
     corners: Vec<Vec2>,
     flags: Vec<u8>,
     vis_search: Option<VisSearch>,
@@ -100,10 +109,10 @@ pub struct PathService {
 
 impl PathService {
     /// Sizes every buffer for `units` units and `slots` handle slots, and
-    /// the search contexts of `planner` (a `threads`-worker pool's).
-    pub fn reserve(&mut self, units: usize, slots: usize, planner: Planner<'_>, threads: usize) {
+    /// the search contexts of `planner`.
+    pub fn reserve(&mut self, units: usize, slots: usize, planner: Planner<'_>) {
         match planner {
-            Planner::Grid(map) => self.planner.reserve(map.grid(), threads),
+            Planner::Grid(map) => self.flights.reserve(map.grid(), BATCH),
             Planner::Polygon(nav) => {
                 if self.vis_search.is_none() {
                     self.vis_search = Some(VisSearch::new(nav));
@@ -117,8 +126,6 @@ impl PathService {
         self.queue.reserve(units);
         self.routes.reserve_slots(slots.max(units));
         self.batch.reserve(BATCH);
-        self.queries.reserve(BATCH);
-        self.answers.reserve(BATCH);
         self.corners.reserve(ROUTE_POINTS);
         self.flags.reserve(units.saturating_sub(self.flags.len()));
     }
@@ -128,10 +135,16 @@ impl PathService {
         self.queue.push(request);
     }
 
-    /// Requests waiting.
+    /// Requests waiting or in flight.
     #[must_use]
     pub fn waiting(&self) -> usize {
-        self.queue.len()
+        self.queue.len() + self.flights.searching()
+    }
+
+    /// The grid searches in flight, for a snapshot.
+    #[must_use]
+    pub fn flight_records(&self) -> Vec<FlightRecord> {
+        self.flights.records()
     }
 
     /// The routes, indexed by handle slot.
@@ -158,11 +171,12 @@ impl PathService {
         self.follow(vehicles, terrain, tick);
         stats.requested = self.queue_flagged(vehicles) + self.queue_platoons(platoons);
         stats.waiting = self.queue.len();
+        stats.in_flight = self.flights.searching();
         stats
     }
 
-    /// Answers requests in batches while the node budget and the request
-    /// cap last.
+    /// Answers requests while the node budget and the request cap last:
+    /// on a grid map by resumable searches, otherwise in batches.
     fn serve(
         &mut self,
         vehicles: &mut Vehicles,
@@ -172,38 +186,38 @@ impl PathService {
         max_requests: usize,
     ) -> ServeStats {
         let mut stats = ServeStats::default();
-        while stats.served + stats.dropped < max_requests
-            && !self.queue.is_empty()
-            && stats.work < node_budget
-        {
-            let take = BATCH
-                .min(max_requests - stats.served - stats.dropped)
-                .min(self.queue.len());
-            self.batch.clear();
-            self.batch
-                .extend((0..take).filter_map(|_| self.queue.pop()));
-            let mut movers = Movers {
-                vehicles: &mut *vehicles,
-                platoons: &mut *platoons,
-                routes: &mut self.routes,
-                stats: &mut stats,
-            };
-            match planner {
-                Planner::Grid(map) => Self::plan_batch(
-                    &self.batch,
-                    &mut self.planner,
-                    &mut self.queries,
-                    &mut self.answers,
-                    &mut self.corners,
-                    map,
-                    &mut movers,
-                ),
-                Planner::Polygon(nav) => {
-                    let search = self.vis_search.get_or_insert_with(|| VisSearch::new(nav));
-                    plan_polygon(&self.batch, nav, search, &mut self.waypoints, &mut movers);
+        let mut movers = Movers {
+            vehicles,
+            platoons,
+            routes: &mut self.routes,
+            stats: &mut stats,
+        };
+        let budget = Budget {
+            work: node_budget,
+            requests: max_requests,
+        };
+        match planner {
+            Planner::Grid(map) => serve_grid(
+                &mut self.queue,
+                &mut self.flights,
+                &mut self.corners,
+                map,
+                budget,
+                &mut movers,
+            ),
+            Planner::Polygon(nav) => {
+                let search = self.vis_search.get_or_insert_with(|| VisSearch::new(nav));
+                while let Some(batch) =
+                    next_batch(&mut self.queue, &mut self.batch, budget, movers.stats)
+                {
+                    plan_polygon(batch, nav, search, &mut self.waypoints, &mut movers);
                 }
-                Planner::OpenField => {
-                    for request in &self.batch {
+            }
+            Planner::OpenField => {
+                while let Some(batch) =
+                    next_batch(&mut self.queue, &mut self.batch, budget, movers.stats)
+                {
+                    for request in batch.iter() {
                         movers.accept(request, Some(&[request.goal]));
                     }
                 }
@@ -212,49 +226,6 @@ impl PathService {
         stats
     }
 
-    /// Plans the batch on the map and stores each route.
-    fn plan_batch(
-        batch: &[PathRequest],
-        planner: &mut BatchPlanner,
-        queries: &mut Vec<GridQuery>,
-        answers: &mut Vec<GridAnswer>,
-        corners: &mut Vec<Vec2>,
-        map: &WorldMap,
-        movers: &mut Movers<'_>,
-    ) {
-        let grid = map.grid();
-        queries.clear();
-        for request in batch {
-            let start = movers.start_of(request).and_then(|at| map.cell_at(at));
-            let query = match (start, map.cell_at(request.goal)) {
-                (Some(start), Some(goal)) => GridQuery::new(start, goal),
-                _ => UNANSWERABLE,
-            };
-            queries.push(query);
-        }
-        // Always a full batch, so the answers and their path buffers are
-        // never dropped and regrown; each buffer holds the longest possible
-        // path after its first use.
-        queries.resize(BATCH, UNANSWERABLE);
-        planner.plan(grid, queries, answers);
-        for answer in answers.iter_mut() {
-            let room = grid.cell_count().saturating_sub(answer.path.cells.len());
-            answer.path.cells.reserve(room);
-        }
-        for (request, answer) in batch.iter().zip(answers.iter()) {
-            movers.stats.expanded += u64::from(answer.expanded);
-            movers.stats.work += u64::from(answer.work);
-            if answer.result.is_err() {
-                movers.accept(request, None);
-                continue;
-            }
-            map.corners_into(&answer.path, request.goal, corners);
-            if let Requester::Platoon(_) = request.requester() {
-                start_at_cell_centre(map, movers.start_of(request), &answer.path, corners);
-            }
-            movers.accept(request, Some(corners));
-        }
-    }
     /// Writes drive-to points from routes and flags units needing a path.
     fn follow(&mut self, vehicles: &mut Vehicles, map: Option<&WorldMap>, tick: u64) {
         self.flags.clear();
@@ -479,6 +450,128 @@ impl Movers<'_> {
         platoon.phase = Phase::Moving as u32;
         self.platoons.store_route(id.index, route);
         true
+    }
+}
+
+/// What a tick of serving may spend.
+#[derive(Clone, Copy, Debug)]
+struct Budget {
+    /// Work units ([`super::GridPlanner::work`], or graph nodes expanded).
+    work: u64,
+    /// Requests taken from the queue.
+    requests: usize,
+}
+
+/// The next batch of up to [`BATCH`] requests for planners that answer a
+/// request at once, while the budget lasts (checked between batches).
+fn next_batch<'b>(
+    queue: &mut PathQueue,
+    batch: &'b mut Vec<PathRequest>,
+    budget: Budget,
+    stats: &ServeStats,
+) -> Option<&'b [PathRequest]> {
+    let taken = stats.served + stats.dropped;
+    if taken >= budget.requests || queue.is_empty() || stats.work >= budget.work {
+        return None;
+    }
+    let take = BATCH.min(budget.requests - taken).min(queue.len());
+    batch.clear();
+    batch.extend((0..take).filter_map(|_| queue.pop()));
+    Some(batch)
+}
+
+/// Serves the queue on a grid map with resumable searches: rounds resume
+/// the searches in flight with what is left of the work budget, then start
+/// queued requests in the slots that ended, until the budget, the request
+/// cap or the requests run out. The work of a tick never exceeds
+/// `budget.work`.
+fn serve_grid(
+    queue: &mut PathQueue,
+    flights: &mut SearchFlights,
+    corners: &mut Vec<Vec2>,
+    map: &WorldMap,
+    budget: Budget,
+    movers: &mut Movers<'_>,
+) {
+    let grid = map.grid();
+    // Sized when units were spawned; this only grows a service that was
+    // never reserved for the map.
+    flights.reserve(grid, BATCH);
+    drop_orphaned_flights(flights, movers);
+    let mut taken = 0;
+    loop {
+        while taken < budget.requests {
+            let Some(slot) = flights.free_slot() else {
+                break;
+            };
+            let Some(request) = queue.pop() else {
+                break;
+            };
+            taken += 1;
+            start_search(flights, slot, request, map, movers);
+        }
+        let left = budget.work.saturating_sub(movers.stats.work);
+        if flights.searching() == 0 || left == 0 {
+            return;
+        }
+        let round = flights.advance(grid, left);
+        movers.stats.work += round.work;
+        movers.stats.expanded += round.expanded;
+        flights.deliver(|request, path| {
+            let Some(path) = path else {
+                movers.accept(request, None);
+                return;
+            };
+            map.corners_into(path, request.goal, corners);
+            if let Requester::Platoon(_) = request.requester() {
+                start_at_cell_centre(map, movers.start_of(request), path, corners);
+            }
+            movers.accept(request, Some(corners));
+        });
+    }
+}
+
+/// Drops the searches in flight whose requester was despawned.
+fn drop_orphaned_flights(flights: &mut SearchFlights, movers: &mut Movers<'_>) {
+    for slot in 0..BATCH {
+        let orphaned = flights
+            .requests()
+            .any(|(at, request)| at == slot && movers.start_of(request).is_none());
+        if orphaned {
+            flights.abandon(slot);
+            movers.stats.dropped += 1;
+        }
+    }
+}
+
+/// Starts `request`'s search in the free `slot`, from the cell its
+/// requester stands on. A search in flight for the same requester is
+/// overtaken and dropped. A request whose requester is gone is dropped;
+/// one with an end off the map, blocked or unreachable is answered at once
+/// with no path.
+fn start_search(
+    flights: &mut SearchFlights,
+    slot: usize,
+    request: PathRequest,
+    map: &WorldMap,
+    movers: &mut Movers<'_>,
+) {
+    let overtaken = flights
+        .requests()
+        .find(|(_, earlier)| earlier.requester() == request.requester())
+        .map(|(at, _)| at);
+    if let Some(at) = overtaken {
+        flights.abandon(at);
+        movers.stats.dropped += 1;
+    }
+    let Some(position) = movers.start_of(&request) else {
+        movers.stats.dropped += 1;
+        return;
+    };
+    let ends = map.cell_at(position).zip(map.cell_at(request.goal));
+    let begun = ends.is_some_and(|ends| flights.begin(slot, request, ends, map.grid()).is_ok());
+    if !begun {
+        movers.accept(&request, None);
     }
 }
 

@@ -3,7 +3,7 @@
 //! A [`WorldMap`] places a grid ([`CostGrid`], ground mobility) in the world:
 //! cell `(x, y)` covers `origin + (x, y) · cell_size` to one cell further, row
 //! 0 at the origin's y. The `paths` stage answers move orders on it with grid
-//! A* ([`super::BatchPlanner`], one search context per worker) and stores
+//! A* ([`super::flights`], one search context per search in flight) and stores
 //! each answer as a short polyline in [`Routes`]: the cell path string-pulled
 //! to its corners by line of sight (the last-visible-point smoothing of the
 //! Armada paper's rubber-banding, step 2), at most [`ROUTE_POINTS`] of them.

@@ -40,29 +40,103 @@ impl Direction {
     }
 }
 
-/// The runs of one search: the padded cost grid and the goal.
+/// A run in progress from a jump point: where it stands, the steps it has
+/// taken, and for a diagonal run the straight probe it is making from
+/// there. A run can stop after any cell it steps onto and carry on later
+/// exactly where it stopped ([`Jumper::advance`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Run {
+    direction: Direction,
+    /// The last cell the run stepped onto (first: the jump point it
+    /// leaves).
+    cell: usize,
+    steps: u32,
+    /// A diagonal run's straight probe from `cell`: which of its two
+    /// straight parts (0 horizontal, 1 vertical) and the cell it reached.
+    probe: Option<(u8, usize)>,
+}
+
+impl Run {
+    /// A run leaving `cell` in `direction`.
+    pub(super) fn new(cell: usize, direction: Direction) -> Self {
+        Self {
+            direction,
+            cell,
+            steps: 0,
+            probe: None,
+        }
+    }
+}
+
+/// How far [`Jumper::advance`] got.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Jump {
+    /// The run found a jump point, so many steps away.
+    Found(usize, u32),
+    /// The run ended at a wall.
+    Wall,
+    /// The work allowance ran out; the run can be advanced again.
+    Paused,
+}
+
+/// How a straight scan ended.
+enum Scan {
+    /// At a forced neighbour or the goal (the scan's cell).
+    Hit,
+    Wall,
+    Paused,
+}
+
+/// The runs of one search: the padded cost grid, the goal, and the work
+/// count and allowance.
 pub(super) struct Jumper<'a> {
     cost: &'a [f32],
     stride: isize,
     goal: usize,
     /// Cells the runs have stepped onto so far: the search's work, which a
     /// jump point count hides.
-    scanned: std::cell::Cell<u32>,
+    scanned: u32,
+    /// Cells the runs may still step onto before they pause.
+    allowance: u64,
+    /// The most steps a straight scan can take: the padded grid's longer
+    /// side.
+    longest_scan: u64,
 }
 
 impl<'a> Jumper<'a> {
-    pub(super) fn new(cost: &'a [f32], stride: usize, goal: usize) -> Self {
+    /// Runs toward `goal` that have stepped onto `scanned` cells so far and
+    /// may step onto `allowance` more.
+    pub(super) fn new(
+        cost: &'a [f32],
+        stride: usize,
+        goal: usize,
+        scanned: u32,
+        allowance: u64,
+    ) -> Self {
+        let rows = cost.len() / stride.max(1);
         Self {
             cost,
             stride: stride as isize,
             goal,
-            scanned: std::cell::Cell::new(0),
+            scanned,
+            allowance,
+            longest_scan: stride.max(rows) as u64,
         }
     }
 
     /// Cells the runs have stepped onto so far.
     pub(super) fn scanned(&self) -> u32 {
-        self.scanned.get()
+        self.scanned
+    }
+
+    /// What is left of the work allowance.
+    pub(super) fn allowance(&self) -> u64 {
+        self.allowance
+    }
+
+    /// Spends one unit of the allowance on an expansion.
+    pub(super) fn spend_expansion(&mut self) {
+        self.allowance -= 1;
     }
 
     /// Whether the cell at `cell + offset` is passable (the blocked border
@@ -133,38 +207,81 @@ impl<'a> Jumper<'a> {
         }
     }
 
-    /// Jumps from `cell` in `direction`: the jump point reached and the
-    /// number of steps to it, or `None` when the run ends at a wall.
-    pub(super) fn jump(&self, cell: usize, direction: Direction) -> Option<(usize, u32)> {
-        if direction.is_diagonal() {
-            self.jump_diagonal(cell, direction)
-        } else {
-            self.jump_straight(cell, direction)
+    /// Advances `run` until it finds a jump point, ends at a wall, or the
+    /// allowance runs out (checked before every cell it steps onto, so it
+    /// never steps onto more cells than the allowance). Advancing a run in
+    /// pieces steps onto the same cells and finds the same jump point as
+    /// advancing it at once.
+    pub(super) fn advance(&mut self, run: &mut Run) -> Jump {
+        if run.direction.is_diagonal() {
+            return self.advance_diagonal(run);
+        }
+        let (scan, steps) = self.scan(&mut run.cell, run.direction);
+        run.steps += steps;
+        match scan {
+            Scan::Hit => Jump::Found(run.cell, run.steps),
+            Scan::Wall => Jump::Wall,
+            Scan::Paused => Jump::Paused,
         }
     }
 
-    fn jump_straight(&self, mut cell: usize, direction: Direction) -> Option<(usize, u32)> {
+    /// Steps straight on from `cell` (moving it along) until a cell with a
+    /// forced neighbour or the goal, a wall, or the end of the allowance;
+    /// also returns the steps taken.
+    fn scan(&mut self, cell: &mut usize, direction: Direction) -> (Scan, u32) {
+        // A straight scan meets the blocked border within `longest_scan`
+        // steps: an allowance that long cannot run out during it, and the
+        // scan needs no check per step (a one-shot search never checks).
+        let (scan, steps) = if self.allowance >= self.longest_scan {
+            self.scan_steps::<false>(cell, direction)
+        } else {
+            self.scan_steps::<true>(cell, direction)
+        };
+        self.allowance -= u64::from(steps);
+        self.scanned = self.scanned.saturating_add(steps);
+        (scan, steps)
+    }
+
+    /// [`Self::scan`]'s steps, checking the allowance before each when
+    /// `CHECKED`.
+    #[inline(always)]
+    fn scan_steps<const CHECKED: bool>(
+        &self,
+        cell: &mut usize,
+        direction: Direction,
+    ) -> (Scan, u32) {
         let step = direction.offset();
         let side = if direction.h != 0 { self.stride } else { 1 };
+        // At most `longest_scan` when checked, so it fits.
+        let affordable = self.allowance as u32;
         let mut steps = 0;
-        loop {
-            let next = cell.wrapping_add_signed(step);
+        let mut here = *cell;
+        let scan = loop {
+            if CHECKED && steps == affordable {
+                break Scan::Paused;
+            }
+            let next = here.wrapping_add_signed(step);
             if !self.free(next, 0) {
-                return None;
+                break Scan::Wall;
             }
             steps += 1;
-            self.scanned.set(self.scanned.get().saturating_add(1));
-            let forced = (self.free(next, side) && !self.free(cell, side))
-                || (self.free(next, -side) && !self.free(cell, -side));
+            let forced = (self.free(next, side) && !self.free(here, side))
+                || (self.free(next, -side) && !self.free(here, -side));
+            here = next;
             if next == self.goal || forced {
-                return Some((next, steps));
+                break Scan::Hit;
             }
-            cell = next;
-        }
+        };
+        *cell = here;
+        (scan, steps)
     }
 
-    fn jump_diagonal(&self, mut cell: usize, direction: Direction) -> Option<(usize, u32)> {
-        let straight = [
+    /// A diagonal run: after each diagonal step, a straight probe along
+    /// each of its two parts; the run stops where a probe finds a jump
+    /// point (or at the goal).
+    fn advance_diagonal(&mut self, run: &mut Run) -> Jump {
+        let direction = run.direction;
+        let parts = [
             Direction {
                 h: direction.h,
                 v: 0,
@@ -174,25 +291,38 @@ impl<'a> Jumper<'a> {
                 v: direction.v,
             },
         ];
-        let mut steps = 0;
         loop {
+            if let Some((part, mut probe)) = run.probe {
+                match self.scan(&mut probe, parts[usize::from(part)]).0 {
+                    Scan::Hit => return Jump::Found(run.cell, run.steps),
+                    Scan::Paused => {
+                        run.probe = Some((part, probe));
+                        return Jump::Paused;
+                    }
+                    Scan::Wall if part == 0 => run.probe = Some((1, run.cell)),
+                    Scan::Wall => run.probe = None,
+                }
+                continue;
+            }
+            if self.allowance == 0 {
+                return Jump::Paused;
+            }
+            let cell = run.cell;
             if !(self.free(cell, direction.h) && self.free(cell, direction.v)) {
-                return None;
+                return Jump::Wall;
             }
             let next = cell.wrapping_add_signed(direction.offset());
             if !self.free(next, 0) {
-                return None;
+                return Jump::Wall;
             }
-            steps += 1;
-            self.scanned.set(self.scanned.get().saturating_add(1));
-            if next == self.goal
-                || straight
-                    .iter()
-                    .any(|&run| self.jump_straight(next, run).is_some())
-            {
-                return Some((next, steps));
+            run.steps += 1;
+            self.allowance -= 1;
+            self.scanned = self.scanned.saturating_add(1);
+            run.cell = next;
+            if next == self.goal {
+                return Jump::Found(next, run.steps);
             }
-            cell = next;
+            run.probe = Some((0, next));
         }
     }
 }
