@@ -706,7 +706,15 @@ fn the_platoon_layer_draws_each_platoon_and_its_slots_where_the_kernel_has_them(
 
 #[test]
 fn the_stuck_layer_rings_exactly_the_units_the_kernel_counts_as_stuck() {
-    let tick = 100;
+    // The first tick at which the kernel counts some unit as stuck.
+    let profile = Profile::load(&visual(WALLS_PROFILE)).unwrap();
+    let mut probe = convoy::scenario::build(&profile, 1).unwrap();
+    let tick = (1..=400)
+        .find(|_| {
+            probe.step(profile.run.dt);
+            probe.quality().stuck > 0
+        })
+        .expect("some unit gets stuck in the walls scene");
     let svg = render_walls_at(tick, "stuck");
     let doc = roxmltree::Document::parse(&svg).unwrap();
     let sim = walls_sim_at(tick);
