@@ -6,7 +6,8 @@
 //! along it arrives, never turns tighter than its minimum radius (heading
 //! change against distance driven, tick by tick), and stays close to the
 //! oracle: `TurningPath::build` of its route at the following radius. A
-//! tracked unit on the same route turns at the corners themselves.
+//! tracked unit on the same route turns at the corners themselves. Neither
+//! ever enters the block.
 
 use std::sync::Arc;
 
@@ -78,6 +79,12 @@ fn drive(kind: VehicleKind) -> Drive {
                 .extend_from_slice(&sim.routes().of(unit.index)[..len]);
         }
         let position = columns.position()[0];
+        let cell = Cell::new((position.x / CELL) as u32, (position.y / CELL) as u32);
+        assert_ne!(
+            map.terrain(cell),
+            Some(Terrain::Blocked),
+            "{kind:?} in the block at {position}"
+        );
         trip.positions.push(position);
         trip.headings.push(columns.heading()[0]);
         if position.distance(goal) <= ARRIVE_RADIUS && columns.velocity()[0] == Vec2::ZERO {
@@ -189,4 +196,69 @@ fn a_tracked_unit_on_the_same_route_turns_at_the_corners() {
         turned_standing || sharpest > 3.0 / wheeled_radius,
         "sharpest turn {sharpest} rad/m"
     );
+}
+
+/// 40 × 30 cells of 4 m: a wall down x = 20 with one gap at the bottom
+/// (y = 27..29), and a wall along y = 10 from x = 0 to 14 (the map of
+/// `paths_stage_plans_on_the_map.rs`).
+fn walled_map() -> GridMap {
+    let mut map = GridMap::open(40, 30).expect("valid size");
+    for y in 0..27 {
+        map.set(Cell::new(20, y), Terrain::Blocked);
+    }
+    for x in 0..15 {
+        map.set(Cell::new(x, 10), Terrain::Blocked);
+    }
+    map
+}
+
+/// Round wall ends and through a three-cell gap, where the curve swings
+/// close to walls: the units keep to the curve where it is in sight, drive
+/// for the corners where not, never enter a wall, and arrive.
+#[test]
+fn wheeled_units_round_walls_without_entering_them() {
+    let map = walled_map();
+    let world = WorldMap::new(&map, Mobility::GROUND, Vec2::ZERO, CELL).expect("valid");
+    let mut config = SimConfig::new(world.bounds());
+    config.map = Some(Arc::new(world));
+    config.threads = 1;
+    config.separation_iterations = 0;
+    let mut sim = Sim::new(config).expect("valid config");
+    let trips = [
+        (at(2, 2), at(37, 2)),
+        (at(5, 15), at(30, 20)),
+        (at(3, 5), at(10, 25)),
+    ];
+    let units: Vec<_> = trips
+        .iter()
+        .map(|&(start, goal)| {
+            let unit = sim
+                .spawn(&UnitSpec::new(VehicleKind::Wheeled, start))
+                .expect("valid spec");
+            sim.order_move(unit, goal).expect("on the map");
+            unit
+        })
+        .collect();
+    let mut arrived = false;
+    for tick in 0..TICKS {
+        sim.step(DT);
+        let columns = sim.vehicles().columns();
+        for position in columns.position() {
+            let cell = Cell::new((position.x / CELL) as u32, (position.y / CELL) as u32);
+            assert_ne!(
+                map.terrain(cell),
+                Some(Terrain::Blocked),
+                "a unit drove into the wall at {position} (tick {tick})"
+            );
+        }
+        arrived = units.iter().zip(&trips).all(|(&unit, &(_, goal))| {
+            let row = sim.vehicles().row_of(unit).expect("alive");
+            columns.position()[row].distance(goal) <= ARRIVE_RADIUS
+        });
+        if arrived {
+            break;
+        }
+    }
+    let columns = sim.vehicles().columns();
+    assert!(arrived, "positions {:?}", columns.position());
 }

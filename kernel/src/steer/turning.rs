@@ -246,19 +246,9 @@ impl Segment {
                 let nearest = from + span * fraction;
                 (fraction * length_squared.sqrt(), nearest.distance(point))
             }
-            Segment::Arc {
-                centre,
-                radius,
-                start_angle,
-                sweep,
-            } => {
-                let offset = point - centre;
-                let start = Vec2::from_angle(start_angle);
-                let turn = if sweep < 0.0 { -1.0 } else { 1.0 };
-                let angle = turn * start.perp_dot(offset).atan2(start.dot(offset));
-                let angle = if angle < 0.0 { angle + TAU } else { angle };
-                if angle <= sweep.abs() {
-                    return (radius * angle, (offset.length() - radius).abs());
+            Segment::Arc { .. } => {
+                if let Some(nearest) = self.closest_within_arc(point) {
+                    return nearest;
                 }
                 // Beyond the arc: whichever end is nearer.
                 let (to_start, to_end) = (
@@ -272,6 +262,26 @@ impl Segment {
                 }
             }
         }
+    }
+
+    /// For an arc, [`Segment::closest`] when the point nearest `point` is
+    /// not an end (`point` lies within the arc's angle); else `None`.
+    fn closest_within_arc(&self, point: Vec2) -> Option<(f32, f32)> {
+        let Segment::Arc {
+            centre,
+            radius,
+            start_angle,
+            sweep,
+        } = *self
+        else {
+            return None;
+        };
+        let offset = point - centre;
+        let start = Vec2::from_angle(start_angle);
+        let turn = if sweep < 0.0 { -1.0 } else { 1.0 };
+        let angle = turn * start.perp_dot(offset).atan2(start.dot(offset));
+        let angle = if angle < 0.0 { angle + TAU } else { angle };
+        (angle <= sweep.abs()).then(|| (radius * angle, (offset.length() - radius).abs()))
     }
 }
 
@@ -374,7 +384,16 @@ impl CornerCurve {
         };
         let mut before = 0.0;
         for (piece, segment) in self.pieces.iter().enumerate() {
-            let (along, off) = segment.closest(point);
+            // The arc's ends are the straights' ends: only its inside counts.
+            let nearest = if piece == 1 {
+                segment.closest_within_arc(point)
+            } else {
+                Some(segment.closest(point))
+            };
+            let Some((along, off)) = nearest else {
+                before += segment.length();
+                continue;
+            };
             if off < best.off {
                 best = CurvePosition {
                     piece,
