@@ -285,16 +285,15 @@ impl PathService {
         );
         // Wheeled units follow their route's turning curve.
         let wheels_of = |row: usize| {
-            let wheeled = kind[row] == VehicleKind::Wheeled as u8;
-            let wheels = || {
-                Wheels::new(
-                    turn_radius[row],
-                    turn_rate[row],
-                    max_speed[row],
-                    max_brake[row],
-                )
-            };
-            wheeled.then(wheels).flatten()
+            if kind[row] != VehicleKind::Wheeled as u8 {
+                return None;
+            }
+            Wheels::new(
+                turn_radius[row],
+                turn_rate[row],
+                max_speed[row],
+                max_brake[row],
+            )
         };
         // Corners are cell centres, half a cell from any wall: turning
         // within the arrival radius of one cuts less than that.
