@@ -7,7 +7,9 @@
 //! change against distance driven, tick by tick), and stays close to the
 //! oracle: `TurningPath::build` of its route at the following radius. A
 //! tracked unit on the same route turns at the corners themselves. Neither
-//! ever enters the block.
+//! ever enters the block. Wheeled units also round real walls without
+//! entering them, and the skirmish's units without platoons (hundreds of
+//! wheeled units on their curves) step bit-identically on 1 and 2 threads.
 
 use std::sync::Arc;
 
@@ -261,4 +263,45 @@ fn wheeled_units_round_walls_without_entering_them() {
     }
     let columns = sim.vehicles().columns();
     assert!(arrived, "positions {:?}", columns.position());
+}
+
+/// The skirmish's units without their platoons: solo units with move orders
+/// on arena2, a fifth of them wheeled, enough rows that the follow pass
+/// splits across threads.
+fn solo_skirmish(threads: usize, ticks: usize) -> Sim {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../profiles/skirmish.toml");
+    let mut profile = convoy::Profile::load(&path).expect("the shipped profile");
+    profile.platoons.size = 0;
+    profile.scenario.units = 5000;
+    let mut sim = convoy::scenario::build(&profile, threads).expect("builds");
+    for _ in 0..ticks {
+        sim.step(profile.run.dt);
+    }
+    sim
+}
+
+#[test]
+fn following_curves_gives_the_same_columns_on_one_and_two_threads() {
+    let (one, two) = (solo_skirmish(1, 150), solo_skirmish(2, 150));
+    for ((name, a), (_, b)) in one
+        .vehicles()
+        .columns()
+        .bytes()
+        .zip(two.vehicles().columns().bytes())
+    {
+        assert!(a == b, "column `{name}` differs between 1 and 2 threads");
+    }
+    // Wheeled units were on their curves: driving for a point of the
+    // curve, not for the route corner they are turning.
+    let columns = one.vehicles().columns();
+    let on_curves = (0..one.vehicles().len())
+        .filter(|&row| {
+            let (len, next) = (columns.route_len()[row], columns.route_next()[row]);
+            let corner = one.routes().of(columns.handle_slot()[row])[next as usize];
+            columns.kind()[row] == VehicleKind::Wheeled as u8
+                && next + 1 < len
+                && columns.drive_to()[row] != corner
+        })
+        .count();
+    assert!(on_curves > 100, "{on_curves} wheeled units on their curves");
 }
