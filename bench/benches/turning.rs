@@ -1,5 +1,7 @@
 //! Turning-radius paths (`convoy::steer::turning`): rebuilding a warm
-//! `TurningPath` from a polyline, and a follower's `point_at` query. No peer
+//! `TurningPath` from a polyline, a follower's `point_at` query, and one
+//! tick of a wheeled unit following the curve corner by corner
+//! (`steer::follow::curve_drive_to`, no map). No peer
 //! library builds this curve (Dubins solvers join two poses, not a polyline's
 //! corners through its points), so the bench checks its own answers instead:
 //! every path ends at its polyline's goal and no arc is tighter than the
@@ -16,7 +18,8 @@ use std::hint::black_box;
 
 use convoy::glam::Vec2;
 use convoy::random::unit_f32;
-use convoy::steer::turning::{Segment, TurningPath};
+use convoy::steer::follow::{Wheels, curve_drive_to};
+use convoy::steer::turning::{Segment, TurningPath, following_radius};
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 
 const RADIUS: f32 = 6.0;
@@ -84,8 +87,46 @@ fn turning(c: &mut Criterion) {
                     .sum::<f32>()
             })
         });
+        bench_following(&mut group, &lines, &mut path);
         group.finish();
     }
+}
+
+/// One unit per polyline, somewhere along its curve (at the following
+/// radius), turning the corner it is at: what the follow pass does for a
+/// wheeled unit each tick.
+fn bench_following(
+    group: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
+    lines: &[Vec<Vec2>],
+    path: &mut TurningPath,
+) {
+    let wheels = Wheels::new(RADIUS, 1.2, 22.0, 8.0).expect("a radius");
+    let units: Vec<(Vec2, usize)> = lines
+        .iter()
+        .enumerate()
+        .map(|(line, points)| {
+            path.build_into(points, following_radius(RADIUS))
+                .expect("random walks build");
+            let along = path.length() * unit_f32(12, line as u64, 0);
+            let here = path.point_at(along).expect("built").position;
+            // The corner it is at, as the follow pass keeps it.
+            let next = curve_drive_to(&points[1..], points[0], 0, here, &wheels, None).next;
+            (here, next)
+        })
+        .collect();
+    group.bench_function(BenchmarkId::from_parameter("curve_drive_to"), |b| {
+        b.iter(|| {
+            lines
+                .iter()
+                .zip(&units)
+                .filter_map(|(points, &(here, next))| {
+                    let route = &points[1..];
+                    curve_drive_to(route, points[0], next, black_box(here), &wheels, None).drive_to
+                })
+                .map(|target| target.x)
+                .sum::<f32>()
+        })
+    });
 }
 
 criterion_group! {

@@ -296,6 +296,10 @@ columns! {
     route_len: u32,
     /// The route point the unit is driving to.
     route_next: u32,
+    /// Where the unit stood when it was given its route: the point before
+    /// the route's first corner (wheeled units bend that corner to their
+    /// turning circle, whose centre depends on the way in).
+    route_start: Vec2,
     /// 1 while a path request for this unit waits in the queue.
     route_pending: u8,
     /// Steering's output, integrate's input, metres per second.
@@ -544,6 +548,7 @@ impl Vehicles {
             stalled_s: 0.0,
             route_len: 0,
             route_next: 0,
+            route_start: spec.position,
             route_pending: 0,
             desired_velocity: Vec2::ZERO,
             handle_slot: index,

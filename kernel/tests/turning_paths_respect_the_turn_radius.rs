@@ -5,7 +5,7 @@
 use std::f32::consts::{FRAC_1_SQRT_2, FRAC_PI_2, PI, TAU};
 
 use convoy::glam::Vec2;
-use convoy::steer::turning::{MERGE_DISTANCE, Segment, TurningPath, TurningPathError};
+use convoy::steer::turning::{CornerCurve, MERGE_DISTANCE, Segment, TurningPath, TurningPathError};
 use proptest::prelude::*;
 
 /// Consecutive segments must share endpoints this closely (metres).
@@ -263,6 +263,45 @@ proptest! {
                 prop_assert!(first.distance(last) < merged, "refused a path from {first} to {last}");
             }
             Err(error) => prop_assert!(false, "unexpected error: {error}"),
+        }
+    }
+
+    /// A follower builds one corner at a time from the corner and two
+    /// neighbours each side: the pieces equal the whole path's around that
+    /// corner, and points of the path lie on them.
+    #[test]
+    fn one_corner_from_its_neighbours_is_that_corner_of_the_whole_path(
+        points in proptest::collection::vec(coordinate(), 3..9),
+        radius in 0.5f32..30.0,
+    ) {
+        let Ok(path) = TurningPath::build(&points, radius) else {
+            return Ok(());
+        };
+        let corners = points.len() - 2;
+        // Only paths keeping every corner, each with its arc.
+        prop_assume!(path.skipped_corners().is_empty());
+        prop_assume!(path.segments().len() == 2 * corners + 1);
+        for corner in 1..=corners {
+            let first = corner.saturating_sub(2);
+            let last = (corner + 2).min(points.len() - 1);
+            let near = &points[first..=last];
+            let local = CornerCurve::around(near, corner - first, radius).expect("a kept corner");
+            let whole = &path.segments()[2 * (corner - 1)..2 * corner + 1];
+            for (piece, segment) in local.pieces.iter().zip(whole) {
+                for fraction in [0.0, 0.5, 1.0] {
+                    let (a, b) = (
+                        piece.point_at(fraction * piece.length()).position,
+                        segment.point_at(fraction * segment.length()).position,
+                    );
+                    prop_assert!(a.distance(b) <= 1e-3 * (1.0 + radius), "{a} vs {b}");
+                }
+            }
+            let arc_middle = whole[1].point_at(0.5 * whole[1].length()).position;
+            let located = local.locate(arc_middle);
+            prop_assert_eq!(located.piece, 1);
+            prop_assert!(located.off <= 1e-3 * (1.0 + radius));
+            let along = local.arc_start() + 0.5 * whole[1].length();
+            prop_assert!((located.along - along).abs() <= 1e-3 * (1.0 + radius));
         }
     }
 

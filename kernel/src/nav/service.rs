@@ -27,7 +27,10 @@
 //! sets the goal: on the open field the straight line is the route.
 //!
 //! Then every unit in no platoon gets its drive-to point: its route's next
-//! corner (advancing past corners it has reached), or its goal. And the
+//! corner (advancing past corners it has reached), or its goal — a wheeled
+//! unit drives its route's turning-radius curve instead, corner by corner
+//! ([`crate::steer::follow`]), as does a wheeled platoon member on its own
+//! path. And the
 //! Force 21 bad-position check (§5 "Check for bad position") runs on a
 //! staggered subset of units each tick: a ground unit farther than
 //! √3 × its top speed from its drive-to point, whose straight line there
@@ -44,6 +47,7 @@ use super::world::{ROUTE_POINTS, Routes, WorldMap};
 use crate::formation::{Phase, PlatoonId, Platoons};
 use crate::parallel::for_each_chunk3;
 use crate::steer::ARRIVE_RADIUS;
+use crate::steer::follow::{Wheels, curve_drive_to};
 use crate::vehicles::{NONE, UnitId, VehicleKind, Vehicles};
 
 /// Grid searches in flight at once (each resumed on its own in a round,
@@ -244,6 +248,24 @@ impl PathService {
             &*columns.route_len,
             &*columns.route_pending,
         );
+        let (turn_radius, turn_rate, max_brake, route_start) = (
+            &*columns.turn_radius,
+            &*columns.turn_rate,
+            &*columns.max_brake,
+            &*columns.route_start,
+        );
+        // Wheeled units follow their route's turning curve.
+        let wheels_of = |row: usize| {
+            if kind[row] != VehicleKind::Wheeled as u8 {
+                return None;
+            }
+            Wheels::new(
+                turn_radius[row],
+                turn_rate[row],
+                max_speed[row],
+                max_brake[row],
+            )
+        };
         // Corners are cell centres, half a cell from any wall: turning
         // within the arrival radius of one cuts less than that.
         let corner_radius = ARRIVE_RADIUS;
@@ -260,6 +282,32 @@ impl PathService {
                     if len > 0 {
                         let slot = handle_slot[row];
                         let mut next = next_rows[offset].min(len - 1);
+                        let solo = platoon[row] == NONE;
+                        // A member drops its own path once its end is in
+                        // sight (below), curve or not.
+                        let end_in_sight = || {
+                            map.is_some_and(|map| {
+                                map.segment_is_clear(here, routes.point(slot, len - 1))
+                            })
+                        };
+                        if let Some(wheels) = wheels_of(row).filter(|_| solo || !end_in_sight()) {
+                            let route = &routes.of(slot)[..len as usize];
+                            let step = curve_drive_to(
+                                route,
+                                route_start[row],
+                                next as usize,
+                                here,
+                                &wheels,
+                                map,
+                            );
+                            next = step.next as u32;
+                            if let Some(target) = step.drive_to {
+                                next_rows[offset] = next;
+                                drive_to_rows[offset] = target;
+                                flag_rows[offset] = 0;
+                                continue;
+                            }
+                        }
                         let reached = here.distance(routes.point(slot, next)) <= corner_radius;
                         // Look ahead by line of sight: drive for the next
                         // corner as soon as the way there is clear from
@@ -286,7 +334,6 @@ impl PathService {
                             corner
                         };
                         next_rows[offset] = next;
-                        let solo = platoon[row] == NONE;
                         if solo || next + 1 < len {
                             drive_to_rows[offset] = target;
                         }
@@ -428,6 +475,7 @@ impl Movers<'_> {
             route.len() as u32
         };
         columns.route_next[row] = 0;
+        columns.route_start[row] = columns.position[row];
         columns.route_pending[row] = 0;
         true
     }

@@ -7,11 +7,14 @@
 //! cost multiplier of the cell it is on (swamps and nebulae slow units),
 //! and tracks progress for the stuck-unit count.
 //! `integrate` ([`dynamics`]) moves units toward that velocity as their kind
-//! allows. [`turning`] bends a path's corners to a vehicle's turning circle.
+//! allows. [`turning`] bends a path's corners to a vehicle's turning circle;
+//! [`follow`] drives wheeled units along those curves (called by the `paths`
+//! stage's follow pass).
 
 pub mod avoid;
 pub mod dynamics;
 pub mod field;
+pub mod follow;
 pub mod seek;
 pub mod turning;
 

@@ -32,9 +32,48 @@ pub fn drive_to_velocity(position: Vec2, target: Vec2, max_speed: f32, max_brake
     offset * (base.min(stoppable) / distance)
 }
 
+/// How far ahead to put a drive-to point so that [`drive_to_velocity`] asks
+/// for `speed` (m/s, below `max_speed`): the inverse of its speed rule. Where
+/// the rule has no such distance — between half the top speed and the
+/// fastest braking-limited speed beyond it — the distance for half the top
+/// speed: a follower brakes early rather than late.
+#[must_use]
+#[inline]
+pub fn distance_for_speed(speed: f32, max_speed: f32, max_brake: f32) -> f32 {
+    // Braking-limited beyond the top speed: v² = 2·b·(d − arrival radius).
+    let braking = speed * speed / (2.0 * max_brake) + ARRIVE_RADIUS;
+    if braking >= max_speed {
+        return braking;
+    }
+    // Halved below the top speed (never inside the arrival radius).
+    (2.0 * speed)
+        .min(max_speed * (1.0 - f32::EPSILON.sqrt()))
+        .max(2.0 * ARRIVE_RADIUS)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The distance gives the speed asked for where the rule can, and never
+    /// more than asked (above the arrival radius's floor).
+    #[test]
+    fn the_distance_for_a_speed_inverts_the_speed_rule() {
+        let (max_speed, max_brake) = (22.0, 8.0);
+        for tenth in 26..220 {
+            let speed = tenth as f32 / 10.0;
+            let distance = distance_for_speed(speed, max_speed, max_brake);
+            let got = drive_to_velocity(Vec2::ZERO, Vec2::new(distance, 0.0), max_speed, max_brake)
+                .length();
+            assert!(got <= speed * 1.001, "{speed} m/s asked, {got} given");
+            let reachable = speed < 0.5 * max_speed || speed >= 17.7;
+            if reachable {
+                assert!(got >= speed * 0.999, "{speed} m/s asked, {got} given");
+            } else {
+                assert!(got >= 0.49 * max_speed, "{speed} m/s asked, {got} given");
+            }
+        }
+    }
 
     #[test]
     fn far_targets_get_top_speed_near_ones_half_their_distance() {

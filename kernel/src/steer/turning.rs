@@ -48,6 +48,12 @@
 //!
 //! As the article warns, the curve may leave the corridor of the polyline.
 //!
+//! A follower that needs one corner at a time builds just that corner's
+//! piece — straight in, arc, straight out — from the corner and its two
+//! neighbours each side ([`CornerCurve`], the same joins), and finds where a
+//! point lies along it ([`CornerCurve::locate`]). Wheeled units follow their
+//! routes that way ([`super::follow`]), at [`following_radius`].
+//!
 //! # Example
 //!
 //! ```
@@ -221,6 +227,211 @@ impl Segment {
     pub fn end(&self) -> PathPoint {
         self.point_at(self.length())
     }
+}
+
+impl Segment {
+    /// The point of the segment nearest `point`: its distance along the
+    /// segment and its distance from `point`.
+    #[must_use]
+    pub fn closest(&self, point: Vec2) -> (f32, f32) {
+        match *self {
+            Segment::Line { from, to } => {
+                let span = to - from;
+                let length_squared = span.length_squared();
+                let fraction = if length_squared > 0.0 {
+                    ((point - from).dot(span) / length_squared).clamp(0.0, 1.0)
+                } else {
+                    0.0
+                };
+                let nearest = from + span * fraction;
+                (fraction * length_squared.sqrt(), nearest.distance(point))
+            }
+            Segment::Arc { .. } => {
+                if let Some(nearest) = self.closest_within_arc(point) {
+                    return nearest;
+                }
+                // Beyond the arc: whichever end is nearer.
+                let (to_start, to_end) = (
+                    self.start().position.distance(point),
+                    self.end().position.distance(point),
+                );
+                if to_start <= to_end {
+                    (0.0, to_start)
+                } else {
+                    (self.length(), to_end)
+                }
+            }
+        }
+    }
+
+    /// For an arc, [`Segment::closest`] when the point nearest `point` is
+    /// not an end (`point` lies within the arc's angle); else `None`.
+    fn closest_within_arc(&self, point: Vec2) -> Option<(f32, f32)> {
+        let Segment::Arc {
+            centre,
+            radius,
+            start_angle,
+            sweep,
+        } = *self
+        else {
+            return None;
+        };
+        let offset = point - centre;
+        let start = Vec2::from_angle(start_angle);
+        let turn = if sweep < 0.0 { -1.0 } else { 1.0 };
+        let angle = turn * start.perp_dot(offset).atan2(start.dot(offset));
+        let angle = if angle < 0.0 { angle + TAU } else { angle };
+        (angle <= sweep.abs()).then(|| (radius * angle, (offset.length() - radius).abs()))
+    }
+}
+
+/// The radius a vehicle of minimum turn radius `min_radius` follows its
+/// route's corners with: [`FOLLOW_RADIUS_MARGIN`] wider, so it can steer back
+/// onto an arc it has drifted off without exceeding its limit.
+#[must_use]
+pub fn following_radius(min_radius: f32) -> f32 {
+    min_radius * FOLLOW_RADIUS_MARGIN
+}
+
+/// How much wider than its minimum a vehicle's followed arcs are.
+pub const FOLLOW_RADIUS_MARGIN: f32 = 1.25;
+
+/// The turning path around one corner of a polyline, built from that corner
+/// and its neighbours alone: the straight arriving on the corner's arc (from
+/// the previous corner's arc, or from the start), the arc, and the straight
+/// leaving it (to the next corner's arc, or to the goal). A follower needs
+/// only this piece of the curve at a time, so it never builds the whole
+/// [`TurningPath`].
+///
+/// The pieces are the same joins as [`TurningPath::build_into`]'s, so they
+/// equal that path's around the corner whenever that path keeps the corner
+/// and its neighbours; a neighbour whose own corner is straight stands in as
+/// a point. Corners [`TurningPath`] would drop have no `CornerCurve`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CornerCurve {
+    /// The straight in, the arc, the straight out.
+    pub pieces: [Segment; 3],
+}
+
+/// Where a point lies along a [`CornerCurve`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CurvePosition {
+    /// The piece nearest the point: 0 the straight in, 1 the arc, 2 the
+    /// straight out (ties go to the earlier piece).
+    pub piece: usize,
+    /// Distance along the curve to the nearest point.
+    pub along: f32,
+    /// Distance from the point to the curve.
+    pub off: f32,
+}
+
+impl CornerCurve {
+    /// The curve around `near[corner]`, where `near` holds the polyline
+    /// from two points before the corner (or from the polyline's start) to
+    /// two points after it (or to its goal), for turning radius `radius`.
+    /// `None` when the corner is an end of `near`, is straight, repeats a
+    /// neighbour, or has no arc joining its neighbours (see the module docs:
+    /// such a corner is dropped).
+    #[must_use]
+    pub fn around(near: &[Vec2], corner: usize, radius: f32) -> Option<CornerCurve> {
+        if corner == 0 || corner + 1 >= near.len() || !(radius > 0.0 && radius <= MAX_COORDINATE) {
+            return None;
+        }
+        let this = circle_of(near, corner, radius)?;
+        let before = circle_of(near, corner - 1, radius)
+            .unwrap_or_else(|| Anchor::point(near[corner - 1], corner - 1));
+        let after = circle_of(near, corner + 1, radius)
+            .unwrap_or_else(|| Anchor::point(near[corner + 1], corner + 1));
+        let (leave_before, entry) = common_tangent(&before, &this, radius)?;
+        let (exit, arrive_after) = common_tangent(&this, &after, radius)?;
+        let sweep = turn_angle(this.centre, this.turn, entry, exit);
+        if is_loop(sweep, this.deflection) {
+            return None;
+        }
+        Some(CornerCurve {
+            pieces: [
+                Segment::Line {
+                    from: leave_before,
+                    to: entry,
+                },
+                Segment::Arc {
+                    centre: this.centre,
+                    radius,
+                    start_angle: (entry - this.centre).to_angle(),
+                    sweep: sweep * this.turn,
+                },
+                Segment::Line {
+                    from: exit,
+                    to: arrive_after,
+                },
+            ],
+        })
+    }
+
+    /// Distance along the curve at which the arc starts.
+    #[must_use]
+    pub fn arc_start(&self) -> f32 {
+        self.pieces[0].length()
+    }
+
+    /// The point of the curve nearest `point`.
+    #[must_use]
+    pub fn locate(&self, point: Vec2) -> CurvePosition {
+        let mut best = CurvePosition {
+            piece: 0,
+            along: 0.0,
+            off: f32::INFINITY,
+        };
+        let mut before = 0.0;
+        for (piece, segment) in self.pieces.iter().enumerate() {
+            // The arc's ends are the straights' ends: only its inside counts.
+            let nearest = if piece == 1 {
+                segment.closest_within_arc(point)
+            } else {
+                Some(segment.closest(point))
+            };
+            let Some((along, off)) = nearest else {
+                before += segment.length();
+                continue;
+            };
+            if off < best.off {
+                best = CurvePosition {
+                    piece,
+                    along: before + along,
+                    off,
+                };
+            }
+            before += segment.length();
+        }
+        best
+    }
+
+    /// The point `distance` along the curve, clamped to its ends.
+    #[must_use]
+    pub fn point_at(&self, distance: f32) -> PathPoint {
+        let mut rest = distance.max(0.0);
+        for segment in &self.pieces[..2] {
+            let length = segment.length();
+            if rest <= length {
+                return segment.point_at(rest);
+            }
+            rest -= length;
+        }
+        self.pieces[2].point_at(rest)
+    }
+}
+
+/// The turning circle of `near[index]` if it is a corner (neither end of
+/// `near`, distinct from its neighbours, not straight).
+fn circle_of(near: &[Vec2], index: usize, radius: f32) -> Option<Anchor> {
+    if index == 0 || index + 1 >= near.len() {
+        return None;
+    }
+    let (prev, at, next) = (near[index - 1], near[index], near[index + 1]);
+    if prev.distance(at) < MERGE_DISTANCE || at.distance(next) < MERGE_DISTANCE {
+        return None;
+    }
+    corner_circle(prev, at, next, radius, index)
 }
 
 /// A turning circle (or, with `turn == 0`, the start or goal point) in the
