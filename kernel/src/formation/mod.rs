@@ -391,12 +391,17 @@ fn advance(
     // Where each member should be now (the speed modifier's reference, and
     // the formation error): a column's places on the path at the
     // platoon's own pose; other shapes' slots carried back rigidly.
+    // Slots past the last occupied one are left alone: nobody reads them.
+    let used = members.last + 1;
     let back = Vec2::from_angle(now.heading - pose.heading);
-    let mut reference = targets.map(|target| now.anchor + back.rotate(target - pose.anchor));
-    if platoon.formation().follows_path() {
-        for (slot, point) in reference.iter_mut().enumerate() {
-            *point = view.point_at(now.s - slot as f32 * platoon.spacing_m);
-        }
+    let follows_path = platoon.formation().follows_path();
+    let mut reference = [Vec2::ZERO; MAX_MEMBERS];
+    for (slot, point) in reference[..used].iter_mut().enumerate() {
+        *point = if follows_path {
+            view.point_at(now.s - slot as f32 * platoon.spacing_m)
+        } else {
+            now.anchor + back.rotate(targets[slot] - pose.anchor)
+        };
     }
     if phase == Phase::Moving {
         let lag = (0..=members.last)
@@ -408,7 +413,7 @@ fn advance(
         platoon.speed = 0.0;
     }
     let axis = Vec2::from_angle(platoon.heading);
-    for slot in 0..MAX_MEMBERS {
+    for slot in 0..used {
         platoon.targets[slot] = targets[slot];
         let Some(row) = members.rows[slot] else {
             continue;
@@ -557,7 +562,7 @@ fn settle(platoon: &mut Platoon, members: &Members, positions: &[Vec2], dt: f32)
         platoon.heading = turn_toward(platoon.heading, platoon.facing, members.turn_rate * dt);
     }
     let mut all_there = true;
-    for slot in 0..MAX_MEMBERS {
+    for slot in 0..=members.last {
         platoon.targets[slot] = platoon.spots[slot];
         platoon.cruise[slot] = f32::INFINITY;
         if let Some(row) = members.rows[slot] {
