@@ -454,6 +454,9 @@ impl Separation {
             for_each_chunk(placed, |first, rows| {
                 for (body, push) in rows.iter_mut().zip(&pushes[first..]) {
                     let step = push.step();
+                    if step == Vec2::ZERO {
+                        continue;
+                    }
                     body.centre = match terrain.filter(|_| body.centre.z <= 0.0) {
                         Some(map) => keep_on_open_ground(map, body.centre, step),
                         None => body.centre + step.extend(0.0),
