@@ -437,6 +437,7 @@ impl Sim {
         let dt = dt.min(self.config.max_dt);
         let pool = Arc::clone(&self.pool);
         pool.install(|| self.run_stages(dt));
+        self.learn_of_removed_bridges();
         self.tick += 1;
         self.time_s += f64::from(dt);
         Ok(())
@@ -541,6 +542,7 @@ impl Sim {
             stages.run(Stage::Formations, || {
                 let world = FormationWorld {
                     map: config.map.as_deref(),
+                    bridges: config.polygon.as_deref(),
                     dt,
                     tick: *tick,
                 };

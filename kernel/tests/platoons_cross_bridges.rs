@@ -11,8 +11,8 @@ use std::sync::Arc;
 
 use convoy::formation::{Phase, Platoon, to_world};
 use convoy::glam::Vec2;
-use convoy::nav::PolygonNavigator;
 use convoy::nav::polygon::rasterize;
+use convoy::nav::{FactionId, PolygonNavigator};
 use convoy::vehicles::NONE;
 use convoy::{Formation, PlatoonId, PlatoonSpec, Sim, SimConfig, UnitId, UnitSpec, VehicleKind};
 use river::{inside_an_obstacle, on_bridge, river};
@@ -31,10 +31,11 @@ fn sim_with(nav: &Arc<PolygonNavigator>, threads: usize) -> Sim {
     Sim::new(config).expect("valid config")
 }
 
-/// A wedge of four tanks standing in its slots round `lead`, facing
-/// `heading`, ordered to `goal`.
-fn wedge(sim: &mut Sim, lead: Vec2, heading: f32, goal: Vec2) -> PlatoonId {
-    let spec = PlatoonSpec::force21(Formation::Wedge);
+/// A wedge of four tanks of `faction` standing in its slots round `lead`,
+/// facing `heading`, ordered to `goal`.
+fn wedge(sim: &mut Sim, (lead, heading): (Vec2, f32), goal: Vec2, faction: u16) -> PlatoonId {
+    let mut spec = PlatoonSpec::force21(Formation::Wedge);
+    spec.faction = faction;
     let members: Vec<UnitId> = (0..4)
         .map(|k| {
             let offset = spec.formation.offset(k) * spec.spacing_m;
@@ -54,8 +55,8 @@ fn wedge(sim: &mut Sim, lead: Vec2, heading: f32, goal: Vec2) -> PlatoonId {
 fn two_wedges(nav: &Arc<PolygonNavigator>, threads: usize) -> Sim {
     let mut sim = sim_with(nav, threads);
     let (west, east) = (Vec2::new(250.0, 200.0), Vec2::new(750.0, 200.0));
-    wedge(&mut sim, west, 0.0, east + Vec2::new(100.0, 0.0));
-    wedge(&mut sim, east, PI, west - Vec2::new(100.0, 0.0));
+    wedge(&mut sim, (west, 0.0), east + Vec2::new(100.0, 0.0), 0);
+    wedge(&mut sim, (east, PI), west - Vec2::new(100.0, 0.0), 0);
     sim
 }
 
@@ -239,4 +240,83 @@ fn the_river_profile_keeps_ground_units_out_of_the_river_and_the_buildings() {
             .count();
     }
     assert!(queued_at_bridge > 0, "no platoon ever waited at the bridge");
+}
+
+/// Bridges removed at run time (Force 21 §3): each faction plans with what
+/// it knows. Faction 0 is told of the removal: ordered again, it plans
+/// round the river's north end at once. Faction 1 is not: it drives on to
+/// the bridge, finds it gone, learns so and replans. Nobody crosses on the
+/// removed deck, and both arrive on the east bank.
+#[test]
+fn a_removed_bridge_is_planned_around_by_those_told_and_discovered_by_the_others() {
+    let (map, _) = river();
+    let config = convoy::nav::GraphConfig {
+        clearance: 4.0,
+        road_cost_factor: 0.5,
+    };
+    let nav = Arc::new(PolygonNavigator::build(&map, config, 2).expect("the graph builds"));
+    let mut sim = sim_with(&nav, 2);
+    let goal = Vec2::new(850.0, 250.0);
+    let told = wedge(&mut sim, (Vec2::new(250.0, 150.0), 0.0), goal, 0);
+    let not_told = wedge(&mut sim, (Vec2::new(250.0, 250.0), 0.0), goal, 1);
+    let crossing = |sim: &Sim, id: PlatoonId| sim.platoons().get(id).expect("live").bridge;
+    // Both first plan over the bridge (id 1).
+    for _ in 0..60 {
+        sim.step(DT);
+    }
+    assert_eq!((crossing(&sim, told), crossing(&sim, not_told)), (1, 1));
+    sim.remove_bridge(1, &[FactionId(0)])
+        .expect("bridge 1 exists");
+    let believes = |sim: &Sim, faction| {
+        let nav = sim.config().polygon.as_ref().expect("a polygon map");
+        nav.believes(FactionId(faction), 1)
+            .expect("known bridge and faction")
+    };
+    assert!(!believes(&sim, 0) && believes(&sim, 1));
+    // Ordered again, each plans with what its faction knows.
+    sim.order_platoon(told, goal, None).expect("valid order");
+    sim.order_platoon(not_told, goal, None)
+        .expect("valid order");
+    for _ in 0..60 {
+        sim.step(DT);
+    }
+    assert_eq!((crossing(&sim, told), crossing(&sim, not_told)), (NONE, 1));
+    let mut discovered_at = None;
+    let mut arrived = false;
+    for tick in 0..TICKS * 2 {
+        sim.step(DT);
+        for &position in sim.vehicles().columns().position() {
+            assert!(
+                !on_bridge(&map, position),
+                "a unit on the removed bridge (tick {tick})"
+            );
+            assert!(
+                !inside_an_obstacle(&map, position),
+                "a unit in the river at {position}"
+            );
+        }
+        // The told platoon's route goes round.
+        assert_eq!(crossing(&sim, told), NONE, "tick {tick}");
+        if discovered_at.is_none() && !believes(&sim, 1) {
+            discovered_at = Some(tick);
+            assert_eq!(crossing(&sim, not_told), NONE, "it gave the bridge up");
+        }
+        arrived = sim
+            .platoons()
+            .iter()
+            .all(|(_, p)| p.phase() == Phase::Arrived);
+        if arrived {
+            break;
+        }
+    }
+    let discovered_at = discovered_at.expect("faction 1 learnt of the removal");
+    // It learnt at the bridge, not at once: the tanks drove there first.
+    assert!(
+        discovered_at > 300,
+        "faction 1 learnt at tick {discovered_at}"
+    );
+    assert!(arrived, "not every platoon arrived");
+    for &position in sim.vehicles().columns().position() {
+        assert!(position.x > 540.0, "a unit at {position} never crossed");
+    }
 }

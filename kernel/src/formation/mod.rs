@@ -45,7 +45,7 @@ use std::sync::Mutex;
 use glam::Vec2;
 use rayon::prelude::*;
 
-use crate::nav::{BridgeTraffic, GridPlanner, Path, ROUTE_POINTS, WorldMap};
+use crate::nav::{BridgeTraffic, GridPlanner, Path, PolygonNavigator, ROUTE_POINTS, WorldMap};
 use crate::parallel::{count_rows, for_each_chunk3};
 use crate::random::unit_f32;
 use crate::steer::avoid::segment_distance;
@@ -80,6 +80,8 @@ const DRIFT_STREAM: u64 = 11;
 pub struct FormationWorld<'a> {
     /// The terrain, if any: slots are softened against it.
     pub map: Option<&'a WorldMap>,
+    /// The polygon map's navigator, if any: which bridges stand.
+    pub bridges: Option<&'a PolygonNavigator>,
     /// Seconds this tick advances.
     pub dt: f32,
     /// The tick number (drift randomness).
@@ -139,7 +141,7 @@ impl FormationStage {
         vehicles: &mut Vehicles,
         world: FormationWorld<'_>,
     ) -> FormationStats {
-        admit_to_bridges(&mut self.traffic, &mut platoons.records);
+        admit_to_bridges(&mut self.traffic, &mut platoons.records, world.bridges);
         let searches = &self.searches;
         let vehicles_read = &*vehicles;
         let (routes, arcs) = (&platoons.routes, &platoons.arcs);
@@ -210,7 +212,14 @@ impl FormationStage {
 /// platoons holding a bridge keep it; then, in index order (so the result
 /// does not depend on the thread count), each platoon come within a
 /// spacing of the point where it must wait takes its bridge if it is free.
-fn admit_to_bridges(traffic: &mut BridgeTraffic, records: &mut [Platoon]) {
+/// A platoon that finds its bridge gone holds there and is marked
+/// ([`Platoon::bridge_gone`]): after the tick its faction learns of it and
+/// it replans (Force 21: "replan when it discovers it gone").
+fn admit_to_bridges(
+    traffic: &mut BridgeTraffic,
+    records: &mut [Platoon],
+    bridges: Option<&PolygonNavigator>,
+) {
     traffic.clear();
     for (index, platoon) in records.iter().enumerate() {
         if platoon.live == 1 && platoon.on_bridge == 1 {
@@ -223,8 +232,14 @@ fn admit_to_bridges(traffic: &mut BridgeTraffic, records: &mut [Platoon]) {
             && platoon.phase() == Phase::Moving
             && platoon.bridge != NONE
             && platoon.on_bridge == 0;
-        if waiting && platoon.travelled + platoon.spacing_m >= platoon.travel_limit() {
+        if !waiting || platoon.travelled + platoon.spacing_m < platoon.travel_limit() {
+            continue;
+        }
+        let stands = bridges.is_none_or(|nav| nav.bridge_in_world(platoon.bridge) == Ok(true));
+        if stands {
             platoon.on_bridge = u32::from(traffic.try_enter(platoon.bridge, index as u32).is_ok());
+        } else {
+            platoon.bridge_gone = 1;
         }
     }
 }

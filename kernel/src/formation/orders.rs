@@ -2,12 +2,16 @@
 //! detach, disband. Every call checks all of its input first and changes
 //! nothing when it refuses.
 
+use std::sync::Arc;
+
 use glam::Vec2;
 
 use super::platoon::{SPOT_GAP_M, slot_for_reinforcement, vacate};
 use super::shape::to_world;
 use super::{Formation, MAX_MEMBERS, Phase, Platoon, PlatoonError, PlatoonId, PlatoonSpec};
-use crate::nav::{PathRequest, WorldMap};
+use crate::nav::polygon::BridgeSpec;
+use crate::nav::visgraph::BridgeError;
+use crate::nav::{FactionId, PathRequest, WorldMap};
 use crate::sim::Sim;
 use crate::vehicles::{NONE, UnitId};
 
@@ -31,6 +35,15 @@ impl Sim {
         spec: &PlatoonSpec,
     ) -> Result<PlatoonId, PlatoonError> {
         spec.validate()?;
+        // Factions matter on a polygon map only: they plan over its bridges.
+        if let Some(nav) = &self.config.polygon
+            && spec.faction >= nav.factions()
+        {
+            return Err(PlatoonError::BadSpec {
+                key: "faction",
+                value: f32::from(spec.faction),
+            });
+        }
         if members.is_empty() {
             return Err(PlatoonError::Empty);
         }
@@ -218,6 +231,73 @@ impl Sim {
     /// every spot is free, and the platoon's goal with it, so platoons sent
     /// to one place stand side by side instead of interleaved; otherwise,
     /// or where no such place is near, each spot moves on its own.
+    /// Takes bridge `id` out of the world (blown up, taken down); only the
+    /// `known_to` factions know at once. Platoons of other factions still
+    /// plan over it, and replan when they come to it and find it gone.
+    ///
+    /// # Errors
+    /// [`BridgeError`]: no polygon map, an unknown bridge or faction.
+    pub fn remove_bridge(&mut self, id: u32, known_to: &[FactionId]) -> Result<(), BridgeError> {
+        let nav = self
+            .config
+            .polygon
+            .as_mut()
+            .ok_or(BridgeError::Unknown(id))?;
+        Arc::make_mut(nav).remove_bridge(id, known_to)
+    }
+
+    /// Adds a bridge to the world, known to the `known_to` factions.
+    ///
+    /// # Errors
+    /// [`BridgeError`]: no polygon map, a duplicate id, a point that is
+    /// not finite, an unknown faction.
+    pub fn add_bridge(
+        &mut self,
+        spec: BridgeSpec,
+        known_to: &[FactionId],
+    ) -> Result<(), BridgeError> {
+        let nav = self
+            .config
+            .polygon
+            .as_mut()
+            .ok_or(BridgeError::Unknown(spec.id))?;
+        Arc::make_mut(nav).add_bridge(spec, known_to)
+    }
+
+    /// After a tick: each platoon that found its bridge gone tells its
+    /// faction and asks for a new path. An event, like an order: the
+    /// navigator's beliefs are updated (copied first if an engine shares
+    /// it), which may allocate.
+    pub(crate) fn learn_of_removed_bridges(&mut self) {
+        if self.config.polygon.is_none() {
+            return;
+        }
+        for index in 0..self.platoons.records.len() {
+            let platoon = &mut self.platoons.records[index];
+            if platoon.live != 1 || platoon.bridge_gone == 0 {
+                continue;
+            }
+            platoon.bridge_gone = 0;
+            let (bridge, faction) = (platoon.bridge, FactionId(platoon.faction as u16));
+            platoon.release_bridge();
+            platoon.phase = Phase::Planning as u32;
+            let id = PlatoonId {
+                index: index as u32,
+                generation: platoon.generation,
+            };
+            let goal = platoon.goal;
+            let queue = platoon.route_pending == 0;
+            platoon.route_pending = 1;
+            if let Some(nav) = self.config.polygon.as_mut() {
+                // The bridge and faction were checked when it was planned.
+                let _ = Arc::make_mut(nav).observe_bridge(faction, bridge);
+            }
+            if queue {
+                self.paths.push(PathRequest::for_platoon(id, goal));
+            }
+        }
+    }
+
     fn place_spots(&mut self, id: PlatoonId, move_goal: bool) {
         let record = self.platoons.records[id.index as usize];
         release_spots(&mut self.platoons, &record);

@@ -95,6 +95,9 @@ pub struct PlatoonSpec {
     pub softening: Softening,
     /// How slots are kept.
     pub slots: SlotRule,
+    /// The side the platoon is on: it plans with its faction's knowledge
+    /// of the bridges (polygon maps; below the navigator's faction count).
+    pub faction: u16,
 }
 
 impl Default for PlatoonSpec {
@@ -118,6 +121,7 @@ impl PlatoonSpec {
             context: false,
             softening: Softening::PullToPath,
             slots: SlotRule::Fixed,
+            faction: 0,
         }
     }
 
@@ -134,6 +138,7 @@ impl PlatoonSpec {
             context: true,
             softening: Softening::BoundedSearch,
             slots: SlotRule::Packed,
+            faction: 0,
         }
     }
 
@@ -245,6 +250,11 @@ pub struct Platoon {
     /// The shape to take again after the bridge (a platoon crosses in
     /// column), or [`NONE`].
     pub resume_formation: u32,
+    /// 1 when the platoon came to its bridge and found it gone: after the
+    /// tick its faction learns so and the platoon replans.
+    pub bridge_gone: u32,
+    /// Its faction ([`PlatoonSpec::faction`]).
+    pub faction: u32,
     /// The unit in each slot, or [`EMPTY`].
     pub members: [UnitId; MAX_MEMBERS],
     /// Each slot's reserved destination spot.
@@ -288,6 +298,7 @@ impl Platoon {
             flags,
             bridge: NONE,
             resume_formation: NONE,
+            faction: u32::from(spec.faction),
             members: [EMPTY; MAX_MEMBERS],
             error: [f32::NAN; MAX_MEMBERS],
             ..Platoon::zeroed()

@@ -480,6 +480,17 @@ impl Movers<'_> {
         true
     }
 
+    /// The faction the requester plans as: a platoon's own, else 0.
+    fn faction_of(&self, request: &PathRequest) -> FactionId {
+        match request.requester() {
+            Requester::Platoon(id) => self
+                .platoons
+                .get(id)
+                .map_or(FactionId(0), |platoon| FactionId(platoon.faction as u16)),
+            Requester::Unit(_) => FactionId(0),
+        }
+    }
+
     /// Platoon `id`'s new route crosses `bridge` between corners `span`.
     fn mark_bridge(&mut self, id: PlatoonId, bridge: u32, span: [usize; 2]) {
         if self.platoons.get(id).is_some() {
@@ -654,7 +665,8 @@ fn plan_polygon(
             movers.stats.dropped += 1;
             continue;
         };
-        let Ok(cost) = nav.find_path(start, request.goal, FactionId(0), search, waypoints) else {
+        let faction = movers.faction_of(request);
+        let Ok(cost) = nav.find_path(start, request.goal, faction, search, waypoints) else {
             movers.accept(request, None);
             continue;
         };
