@@ -4,6 +4,7 @@
 //! the request cap and the node budget.
 
 mod river;
+mod walled;
 
 use std::sync::Arc;
 
@@ -12,22 +13,10 @@ use convoy::nav::{Cell, GridMap, GridPlanner, Mobility, Terrain, WorldMap};
 use convoy::steer::ARRIVE_RADIUS;
 use convoy::{Sim, SimConfig, UnitId, UnitSpec, VehicleKind};
 use river::{inside_an_obstacle, on_bridge, river};
+use walled::walled_map;
 
 const DT: f32 = 1.0 / 30.0;
 const CELL: f32 = 4.0;
-
-/// 40 × 30 cells of 4 m: a wall down x = 20 with one gap at the bottom
-/// (y = 27..29), and a wall along y = 10 from x = 0 to 14.
-fn walled_map() -> GridMap {
-    let mut map = GridMap::open(40, 30).expect("valid size");
-    for y in 0..27 {
-        map.set(Cell::new(20, y), Terrain::Blocked);
-    }
-    for x in 0..15 {
-        map.set(Cell::new(x, 10), Terrain::Blocked);
-    }
-    map
-}
 
 fn sim_on(map: &GridMap, threads: usize) -> Sim {
     let world = WorldMap::new(map, Mobility::GROUND, Vec2::ZERO, CELL).expect("valid");

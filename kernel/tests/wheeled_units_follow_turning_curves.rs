@@ -11,6 +11,9 @@
 //! entering them, and the skirmish's units without platoons (hundreds of
 //! wheeled units on their curves) step bit-identically on 1 and 2 threads.
 
+mod same_columns;
+mod walled;
+
 use std::sync::Arc;
 
 use convoy::glam::Vec2;
@@ -19,6 +22,8 @@ use convoy::steer::ARRIVE_RADIUS;
 use convoy::steer::dynamics::wrap_angle;
 use convoy::steer::turning::{TurningPath, following_radius};
 use convoy::{Sim, SimConfig, UnitSpec, VehicleKind};
+use same_columns::assert_same_columns;
+use walled::walled_map;
 
 const DT: f32 = 1.0 / 30.0;
 const CELL: f32 = 4.0;
@@ -200,20 +205,6 @@ fn a_tracked_unit_on_the_same_route_turns_at_the_corners() {
     );
 }
 
-/// 40 × 30 cells of 4 m: a wall down x = 20 with one gap at the bottom
-/// (y = 27..29), and a wall along y = 10 from x = 0 to 14 (the map of
-/// `paths_stage_plans_on_the_map.rs`).
-fn walled_map() -> GridMap {
-    let mut map = GridMap::open(40, 30).expect("valid size");
-    for y in 0..27 {
-        map.set(Cell::new(20, y), Terrain::Blocked);
-    }
-    for x in 0..15 {
-        map.set(Cell::new(x, 10), Terrain::Blocked);
-    }
-    map
-}
-
 /// Round wall ends and through a three-cell gap, where the curve swings
 /// close to walls: the units keep to the curve where it is in sight, drive
 /// for the corners where not, never enter a wall, and arrive.
@@ -283,14 +274,7 @@ fn solo_skirmish(threads: usize, ticks: usize) -> Sim {
 #[test]
 fn following_curves_gives_the_same_columns_on_one_and_two_threads() {
     let (one, two) = (solo_skirmish(1, 150), solo_skirmish(2, 150));
-    for ((name, a), (_, b)) in one
-        .vehicles()
-        .columns()
-        .bytes()
-        .zip(two.vehicles().columns().bytes())
-    {
-        assert!(a == b, "column `{name}` differs between 1 and 2 threads");
-    }
+    assert_same_columns(&one, &two);
     // Wheeled units were on their curves: driving for a point of the
     // curve, not for the route corner they are turning.
     let columns = one.vehicles().columns();

@@ -186,9 +186,11 @@ mod tests {
         load_polygon_map(file).expect("the example map loads")
     }
 
-    /// Whether the whole square of `cell` (its corners and centre, and no
-    /// ring vertex inside it) lies inside `ring`.
-    fn square_inside(world: &WorldMap, cell: Cell, ring: &Ring) -> bool {
+    /// Which side of `ring` the whole square of `cell` lies on: `Some(true)`
+    /// inside, `Some(false)` outside (its corners and centre all on that
+    /// side, and no ring vertex within the square), `None` across the
+    /// outline.
+    fn square_side(world: &WorldMap, cell: Cell, ring: &Ring) -> Option<bool> {
         let (centre, half) = (
             world.centre_of(cell).as_dvec2(),
             0.5 * f64::from(world.cell_size()),
@@ -200,34 +202,20 @@ mod tests {
             (-1.0, 1.0),
             (0.0, 0.0),
         ];
-        let inside = corners
+        let sides = corners.map(|(dx, dy)| point_in_ring(centre + DVec2::new(dx, dy) * half, ring));
+        let vertex_within = ring
             .iter()
-            .all(|&(dx, dy)| point_in_ring(centre + DVec2::new(dx, dy) * half, ring));
-        inside
-            && !ring
-                .iter()
-                .any(|p| (*p - centre).abs().max_element() < half)
+            .any(|p| (*p - centre).abs().max_element() < half);
+        let side = sides[0];
+        (!vertex_within && sides.iter().all(|&s| s == side)).then_some(side)
+    }
+
+    fn square_inside(world: &WorldMap, cell: Cell, ring: &Ring) -> bool {
+        square_side(world, cell, ring) == Some(true)
     }
 
     fn square_outside(world: &WorldMap, cell: Cell, ring: &Ring) -> bool {
-        let (centre, half) = (
-            world.centre_of(cell).as_dvec2(),
-            0.5 * f64::from(world.cell_size()),
-        );
-        let corners = [
-            (-1.0, -1.0),
-            (1.0, -1.0),
-            (1.0, 1.0),
-            (-1.0, 1.0),
-            (0.0, 0.0),
-        ];
-        let outside = corners
-            .iter()
-            .all(|&(dx, dy)| !point_in_ring(centre + DVec2::new(dx, dy) * half, ring));
-        outside
-            && !ring
-                .iter()
-                .any(|p| (*p - centre).abs().max_element() < half)
+        square_side(world, cell, ring) == Some(false)
     }
 
     /// Cells wholly inside an obstacle are blocked, cells wholly in the
