@@ -664,8 +664,6 @@ fn push_chunk(first: usize, chunk: &mut [Push], context: &Context<'_>) {
     settle_pushes(&mut batch, first, chunk, context);
 }
 
-/// Tests the queued pairs exactly and pushes the overlapping ones apart
-/// (see [`push_chunk`]), in queue order.
 /// A ground unit's push kept off blocked cells: the whole step if it ends
 /// on an open cell (or the unit already stands on a blocked one, so it
 /// can get out), else its part along x or along y alone (sliding along the
@@ -685,6 +683,8 @@ fn keep_on_open_ground(map: &WorldMap, centre: Vec3, step: Vec2) -> Vec3 {
         .map_or(centre, |part| centre + part.extend(0.0))
 }
 
+/// Tests the queued pairs exactly and pushes the overlapping ones apart
+/// (see [`push_chunk`]), in queue order.
 fn settle_pushes(batch: &mut Batch, first: usize, chunk: &mut [Push], context: &Context<'_>) {
     if batch.len == 0 {
         return;

@@ -252,7 +252,7 @@ pub struct Sim {
     spatial: SpatialHash,
     pub(crate) paths: PathService,
     pub(crate) platoons: Platoons,
-    formations: FormationStage,
+    pub(crate) formations: FormationStage,
     separation: Separation,
     instruments: Instruments,
     pub(crate) limits: UnitLimits,
@@ -369,6 +369,12 @@ impl Sim {
         let requests = units + self.platoons.records().len();
         self.paths.reserve(requests, slots.max(units), planner);
         self.formations.reserve(self.config.map.as_deref(), threads);
+        let bridges = self
+            .config
+            .polygon
+            .as_ref()
+            .map_or(0, |nav| nav.bridge_count());
+        self.formations.reserve_bridges(bridges);
         self.separation.reserve(units);
         // The widest column is 16 bytes a row.
         self.reorder_scratch
@@ -655,8 +661,9 @@ impl Sim {
         hasher.digest()
     }
 
-    /// Identifies the world a snapshot belongs to: a hash of the bounds and
-    /// the spatial cell size (the map, once maps carry more).
+    /// Identifies the world a snapshot belongs to: a hash of the bounds,
+    /// the spatial cell size, the grid map and the polygon map's graph size
+    /// and bridges (which stand, and what each faction believes).
     #[must_use]
     pub fn map_identity(&self) -> u64 {
         let mut hasher = xxhash_rust::xxh3::Xxh3::new();
@@ -668,6 +675,9 @@ impl Sim {
         }
         if let Some(nav) = &self.config.polygon {
             hasher.update(&(nav.total_nodes() as u64).to_le_bytes());
+            // Bridges removed or added at run time, and who knows: a
+            // snapshot restores only into a world whose bridges match.
+            nav.hash_bridges(&mut hasher);
         }
         hasher.digest()
     }

@@ -267,6 +267,22 @@ fn a_removed_bridge_is_planned_around_by_those_told_and_discovered_by_the_others
     assert_eq!((crossing(&sim, told), crossing(&sim, not_told)), (1, 1));
     sim.remove_bridge(1, &[FactionId(0)])
         .expect("bridge 1 exists");
+    // A snapshot is of this world: refused by one whose bridge stands,
+    // taken by one where it was removed alike.
+    let mut saved = Vec::new();
+    sim.save(&mut saved).expect("in memory");
+    let mut other = sim_with(&nav, 2);
+    assert!(matches!(
+        other.restore(&mut saved.as_slice()),
+        Err(convoy::snapshot::SnapshotError::WrongMap { .. })
+    ));
+    other
+        .remove_bridge(1, &[FactionId(0)])
+        .expect("bridge 1 exists");
+    other
+        .restore(&mut saved.as_slice())
+        .expect("the same world");
+    assert_eq!(other.checksum(), sim.checksum());
     let believes = |sim: &Sim, faction| {
         let nav = sim.config().polygon.as_ref().expect("a polygon map");
         nav.believes(FactionId(faction), 1)

@@ -23,6 +23,7 @@ fn main() {
         a_hundred_ticks_of_ten_thousand_units_allocate_nothing_after_warm_up as fn(),
         planning_on_a_map_allocates_nothing_after_warm_up,
         platoons_in_formation_allocate_nothing_after_warm_up,
+        platoons_at_a_bridge_allocate_nothing_after_warm_up,
     ] {
         std::thread::spawn(check).join().expect("the check passed");
     }
@@ -139,4 +140,35 @@ fn a_hundred_ticks_of_ten_thousand_units_allocate_nothing_after_warm_up() {
         "the path queue did real work: {paths:?}"
     );
     assert_eq!(allocations, 0, "allocations inside 100 ticks");
+}
+
+/// The river profile (a polygon map: visibility-graph planning, the raster,
+/// bridge admission): warm-up runs until platoons have crossed the bridge;
+/// then 300 ticks of re-orders, planning, queues at the bridge and
+/// crossings are counted.
+fn platoons_at_a_bridge_allocate_nothing_after_warm_up() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../profiles/river.toml");
+    let profile = Profile::load(std::path::Path::new(path)).unwrap();
+    let mut sim = convoy::scenario::build(&profile, 2).unwrap();
+    let orders = convoy::scenario::Orders::new(&profile, &sim);
+    for _ in 0..1500 {
+        orders.before_step(&mut sim).unwrap();
+        sim.step(profile.run.dt);
+    }
+    let mut held = 0;
+    let (allocations, ()) = allocations_during(|| {
+        for _ in 0..300 {
+            sim.step(profile.run.dt);
+            held += sim
+                .platoons()
+                .iter()
+                .filter(|(_, p)| p.on_bridge == 1)
+                .count();
+        }
+    });
+    assert!(held > 0, "no platoon held the bridge in the counted ticks");
+    assert_eq!(
+        allocations, 0,
+        "allocations inside 300 ticks on a polygon map"
+    );
 }

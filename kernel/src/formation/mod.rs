@@ -133,6 +133,11 @@ impl FormationStage {
         }
     }
 
+    /// Room to record a holder on each of `bridges` bridges.
+    pub fn reserve_bridges(&mut self, bridges: usize) {
+        self.traffic.reserve(bridges);
+    }
+
     /// One tick: advance every platoon, then write members' drive-to
     /// points and speed limits.
     pub fn run(
@@ -248,7 +253,7 @@ fn admit_to_bridges(
 /// approaches the bridge, and once its last slot is past the far end and
 /// every member is more than a spacing from the deck, it gives the bridge
 /// up and takes its own shape again.
-fn cross_bridge(platoon: &mut Platoon, members: &Members, view: &PathView<'_>, positions: &[Vec2]) {
+fn cross_bridge(platoon: &mut Platoon, members: &Members, positions: &[Vec2]) {
     if platoon.bridge == NONE {
         return;
     }
@@ -262,7 +267,7 @@ fn cross_bridge(platoon: &mut Platoon, members: &Members, view: &PathView<'_>, p
     if platoon.on_bridge == 0 || platoon.travelled - depth < far {
         return;
     }
-    let deck = (view.point_at(near), view.point_at(far));
+    let deck = (platoon.bridge_deck[0], platoon.bridge_deck[1]);
     let off_deck =
         members.rows.iter().flatten().all(|&row| {
             segment_distance(deck, (positions[row], positions[row])) > platoon.spacing_m
@@ -368,7 +373,7 @@ fn advance(
     let positions = vehicles.columns().position();
     let dt = world.dt;
     drift(platoon, index, &members, world.tick, dt);
-    cross_bridge(platoon, &members, &view, positions);
+    cross_bridge(platoon, &members, positions);
     choose_by_context(platoon, world.map);
     platoon.morph = (platoon.morph + dt / MORPH_S).min(1.0);
     let phase = platoon.phase();

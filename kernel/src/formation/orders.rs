@@ -224,13 +224,6 @@ impl Sim {
         }
     }
 
-    /// Recomputes and reserves the destination spot of every occupied
-    /// slot of platoon `id` (the old ones are released first), and makes
-    /// each spot its member's goal. With `move_goal` (a new order) the
-    /// whole destination formation may move to the nearest place where
-    /// every spot is free, and the platoon's goal with it, so platoons sent
-    /// to one place stand side by side instead of interleaved; otherwise,
-    /// or where no such place is near, each spot moves on its own.
     /// Takes bridge `id` out of the world (blown up, taken down); only the
     /// `known_to` factions know at once. Platoons of other factions still
     /// plan over it, and replan when they come to it and find it gone.
@@ -256,12 +249,12 @@ impl Sim {
         spec: BridgeSpec,
         known_to: &[FactionId],
     ) -> Result<(), BridgeError> {
-        let nav = self
-            .config
-            .polygon
-            .as_mut()
-            .ok_or(BridgeError::Unknown(spec.id))?;
-        Arc::make_mut(nav).add_bridge(spec, known_to)
+        let nav = self.config.polygon.as_mut();
+        let nav = Arc::make_mut(nav.ok_or(BridgeError::Unknown(spec.id))?);
+        nav.add_bridge(spec, known_to)?;
+        let bridges = nav.bridge_count();
+        self.formations.reserve_bridges(bridges);
+        Ok(())
     }
 
     /// After a tick: each platoon that found its bridge gone tells its
@@ -298,6 +291,13 @@ impl Sim {
         }
     }
 
+    /// Recomputes and reserves the destination spot of every occupied
+    /// slot of platoon `id` (the old ones are released first), and makes
+    /// each spot its member's goal. With `move_goal` (a new order) the
+    /// whole destination formation may move to the nearest place where
+    /// every spot is free, and the platoon's goal with it, so platoons sent
+    /// to one place stand side by side instead of interleaved; otherwise,
+    /// or where no such place is near, each spot moves on its own.
     fn place_spots(&mut self, id: PlatoonId, move_goal: bool) {
         let record = self.platoons.records[id.index as usize];
         release_spots(&mut self.platoons, &record);
@@ -391,7 +391,7 @@ fn rings(centre: Vec2, step: f32) -> impl Iterator<Item = Vec2> {
 
 /// Where `slot` stands at the platoon's goal, facing its ordered facing.
 fn destination_slot(platoon: &Platoon, slot: usize) -> Vec2 {
-    let offset = platoon.formation().offset(slot) * platoon.spacing_m;
+    let offset = platoon.ordered_formation().offset(slot) * platoon.spacing_m;
     platoon.goal + to_world(offset, platoon.facing)
 }
 

@@ -245,6 +245,9 @@ pub struct Platoon {
     pub bridge: u32,
     /// Arc lengths of the bridge's near and far ends along the path.
     pub bridge_span: [f32; 2],
+    /// The bridge's near and far ends (where the deck is, whatever the
+    /// route: the holder gives it up once every member is off it).
+    pub bridge_deck: [Vec2; 2],
     /// 1 while the platoon holds its bridge (one platoon at a time).
     pub on_bridge: u32,
     /// The shape to take again after the bridge (a platoon crosses in
@@ -332,12 +335,23 @@ impl Platoon {
         }
     }
 
+    /// The shape it was ordered into: its current one, or while it crosses
+    /// a bridge in column, the one it takes again after.
+    #[must_use]
+    pub fn ordered_formation(&self) -> Formation {
+        if self.resume_formation == NONE {
+            self.formation()
+        } else {
+            Formation::from_u8(self.resume_formation as u8).unwrap_or_default()
+        }
+    }
+
     /// Gives its bridge up (if any) and takes its own shape again.
     pub(crate) fn release_bridge(&mut self) {
         self.on_bridge = 0;
         self.bridge = NONE;
         if self.resume_formation != NONE {
-            let resume = Formation::from_u8(self.resume_formation as u8).unwrap_or_default();
+            let resume = self.ordered_formation();
             self.resume_formation = NONE;
             self.change_formation(resume);
         }
@@ -349,7 +363,10 @@ impl Platoon {
     #[must_use]
     pub fn travel_limit(&self) -> f32 {
         if self.bridge != NONE && self.on_bridge == 0 {
-            (self.bridge_span[0] - 2.0 * self.spacing_m).clamp(0.0, self.route_length)
+            // max, then min: no panic on a bad restored length.
+            (self.bridge_span[0] - 2.0 * self.spacing_m)
+                .max(0.0)
+                .min(self.route_length)
         } else {
             self.route_length
         }
@@ -511,17 +528,30 @@ impl Platoons {
         let arcs = &mut self.arcs[first..first + route.len()];
         arc_lengths(platoon.path_start, route, arcs);
         platoon.route_length = arcs.last().copied().unwrap_or(0.0);
-        platoon.release_bridge();
+        if platoon.on_bridge == 1 {
+            // Re-planned on the deck: it still holds the bridge, which now
+            // lies at the new path's start, until its members are off it.
+            platoon.bridge_span = [0.0; 2];
+        } else {
+            platoon.release_bridge();
+        }
         self.routes.store(index, route);
     }
 
     /// Marks platoon `index`'s stored route as crossing `bridge` from
     /// corner `near` to corner `far`.
+    /// A platoon holding another bridge keeps holding it (the new
+    /// route's bridge is then not reserved).
     pub(crate) fn mark_bridge(&mut self, index: u32, bridge: u32, [near, far]: [usize; 2]) {
         let first = index as usize * ROUTE_POINTS;
         let platoon = &mut self.records[index as usize];
+        if platoon.on_bridge == 1 && platoon.bridge != bridge {
+            return;
+        }
         platoon.bridge = bridge;
         platoon.bridge_span = [self.arcs[first + near], self.arcs[first + far]];
+        let route = self.routes.of(index);
+        platoon.bridge_deck = [route[near], route[far]];
     }
 
     /// Every record by index, live or free (check [`Platoon::live`]).

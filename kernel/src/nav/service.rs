@@ -93,8 +93,9 @@ pub enum Planner<'a> {
     OpenField,
     /// Grid A* on a map placed in the world.
     Grid(&'a WorldMap),
-    /// The Force 21 visibility graph over a polygon map (faction 0's view
-    /// of its bridges).
+    /// The Force 21 visibility graph over a polygon map (each platoon and
+    /// its members plan with their faction's view of the bridges, other
+    /// units with faction 0's).
     Polygon(&'a PolygonNavigator),
 }
 
@@ -480,15 +481,19 @@ impl Movers<'_> {
         true
     }
 
-    /// The faction the requester plans as: a platoon's own, else 0.
+    /// The faction the requester plans as: a platoon's own (also for a
+    /// member's own path), else 0.
     fn faction_of(&self, request: &PathRequest) -> FactionId {
-        match request.requester() {
-            Requester::Platoon(id) => self
-                .platoons
-                .get(id)
-                .map_or(FactionId(0), |platoon| FactionId(platoon.faction as u16)),
-            Requester::Unit(_) => FactionId(0),
-        }
+        let index = match request.requester() {
+            Requester::Platoon(id) => Some(id.index),
+            Requester::Unit(unit) => self
+                .vehicles
+                .row_of(unit)
+                .map(|row| self.vehicles.columns().platoon()[row])
+                .filter(|&index| index != NONE),
+        };
+        let record = index.and_then(|index| self.platoons.records.get(index as usize));
+        FactionId(record.map_or(0, |platoon| platoon.faction as u16))
     }
 
     /// Platoon `id`'s new route crosses `bridge` between corners `span`.
@@ -675,25 +680,31 @@ fn plan_polygon(
         // The waypoints start at the mover (or the free point nearest it);
         // a route is what comes after, cut at ROUTE_POINTS. A goal inside an
         // obstacle was moved to the nearest free point: the route ends there.
-        let route = &waypoints[1.min(waypoints.len())..];
-        let mut route = &route[..route.len().min(ROUTE_POINTS)];
+        let first = 1.min(waypoints.len());
+        let mut len = (waypoints.len() - first).min(ROUTE_POINTS);
         // The formations stage lets one platoon on a bridge at a time, so
-        // a platoon's route crosses one bridge at most: it ends at the near
-        // end of the next, where the platoon asks for the rest (and waits
-        // there if that bridge is taken).
+        // a platoon's route crosses one bridge at most: it ends two
+        // spacings short of the next bridge's near end, where the platoon
+        // asks for the rest (and waits there if that bridge is taken).
         let mut crossing = None;
         if let Requester::Platoon(id) = request.requester() {
+            let route = &waypoints[first..first + len];
             let bridges = search.bridges_crossed();
             crossing = bridges.first().and_then(|&bridge| {
                 let span = bridge_span(nav, bridge, route)?;
                 Some((id, bridge, span))
             });
             if let (Some((_, _, [_, far])), Some(&next)) = (crossing, bridges.get(1))
-                && let Some([near, _]) = bridge_span(nav, next, &route[far..])
+                && let Some(near) = near_end(nav, next, &route[far..])
             {
-                route = &route[..=far + near];
+                len = far + near + 1;
+                let hold = 2.0 * movers.platoons.get(id).map_or(0.0, |p| p.spacing_m);
+                let (from, end) = (waypoints[first + len - 2], waypoints[first + len - 1]);
+                let back = hold.min(0.9 * from.distance(end));
+                waypoints[first + len - 1] = end + (from - end).normalize_or_zero() * back;
             }
         }
+        let route = &waypoints[first..first + len];
         let mut request = *request;
         if let (true, Some(&end)) = (route.len() < ROUTE_POINTS, route.last()) {
             request.goal = end;
@@ -705,19 +716,27 @@ fn plan_polygon(
     }
 }
 
-/// The route corners at `bridge`'s near and far ends, in travel order
-/// (the far end may lie beyond a cut route: then its last corner).
+/// The first route corner at one of `bridge`'s ends.
+fn near_end(nav: &PolygonNavigator, bridge: u32, route: &[Vec2]) -> Option<usize> {
+    let ends = nav.bridge_ends(bridge).ok()?;
+    route.iter().position(|point| ends.contains(point))
+}
+
+/// The route corners at `bridge`'s near and far ends, in travel order;
+/// `None` when the route only touches the bridge (one end, and not cut
+/// short of the other at [`ROUTE_POINTS`]). The far end of a cut route may
+/// lie beyond it: then its last corner.
 fn bridge_span(nav: &PolygonNavigator, bridge: u32, route: &[Vec2]) -> Option<[usize; 2]> {
     let ends = nav.bridge_ends(bridge).ok()?;
-    let near = route.iter().position(|point| ends.contains(point))?;
+    let near = near_end(nav, bridge, route)?;
     let far_end = if route[near] == ends[0] {
         ends[1]
     } else {
         ends[0]
     };
-    let far = route[near..]
-        .iter()
-        .position(|&point| point == far_end)
-        .map_or(route.len() - 1, |k| near + k);
-    Some([near, far])
+    match route[near..].iter().position(|&point| point == far_end) {
+        Some(k) => Some([near, near + k]),
+        None if route.len() == ROUTE_POINTS => Some([near, route.len() - 1]),
+        None => None,
+    }
 }

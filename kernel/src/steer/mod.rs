@@ -163,7 +163,11 @@ pub fn steer_columns(columns: &mut ColumnsMut<'_>, world: SteerWorld<'_>) -> Ste
                     // progresses, and one shuttling to and fro, or pushed
                     // back as far as it drives, does not.
                     let toward = (target - me.position) / distance;
-                    progress[offset] += (me.position - steered_from[unit]).dot(toward);
+                    // Floored at 0: way lost (pushed back) is not owed
+                    // before new way counts.
+                    progress[offset] = (progress[offset]
+                        + (me.position - steered_from[unit]).dot(toward))
+                    .max(0.0);
                     if progress[offset] >= PROGRESS_STEP_M {
                         progress[offset] = 0.0;
                         stalled[offset] = 0.0;

@@ -387,6 +387,24 @@ impl PolygonNavigator {
         Ok(self.beliefs[usize::from(faction.0)][slot])
     }
 
+    /// Feeds every bridge's id, whether it stands and each faction's
+    /// belief in it to `hasher` (for a snapshot's world identity).
+    pub fn hash_bridges(&self, hasher: &mut xxhash_rust::xxh3::Xxh3) {
+        for (slot, bridge) in self.bridges.iter().enumerate() {
+            hasher.update(&bridge.spec.id.to_le_bytes());
+            hasher.update(&[u8::from(bridge.in_world)]);
+            for beliefs in &self.beliefs {
+                hasher.update(&[u8::from(beliefs[slot])]);
+            }
+        }
+    }
+
+    /// Bridges known to the navigator, standing or removed.
+    #[must_use]
+    pub fn bridge_count(&self) -> usize {
+        self.bridges.len()
+    }
+
     /// Whether bridge `id` stands in the world.
     ///
     /// # Errors
@@ -479,6 +497,13 @@ impl BridgeTraffic {
             }
             None => false,
         }
+    }
+
+    /// Room for a holder on each of `bridges` bridges, so admitting
+    /// platoons never allocates.
+    pub fn reserve(&mut self, bridges: usize) {
+        self.occupied
+            .reserve(bridges.saturating_sub(self.occupied.len()));
     }
 
     /// Every bridge free again (the stage rebuilds the holders each tick).
