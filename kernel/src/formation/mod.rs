@@ -22,8 +22,8 @@
 //! law (half the distance when closer than top speed) gives a moving
 //! point — the speed modifier (a member ahead of its slot along the
 //! platoon's axis slows, one behind speeds up), per-member drift, formation
-//! context (wide wedge in the open, tight wedge where the ground is
-//! confined), hierarchical offsets (each slot from its parent's point),
+//! context (a staggered column on a road, a wide wedge in the open, a tight
+//! wedge where the ground is confined), hierarchical offsets (each slot from its parent's point),
 //! stable slot assignment ([`platoon`]) and a destination formation with
 //! reserved spots, so no two units end on the same spot.
 //!
@@ -758,17 +758,22 @@ fn drift(platoon: &mut Platoon, index: usize, members: &Members, tick: u64, dt: 
     }
 }
 
-/// Formation context: a wide wedge where the ground is open two spacings
-/// either side of the platoon, a tight wedge where it is confined.
+/// Formation context (Company of Heroes): a staggered column on a road, a
+/// wide wedge where the ground is open two spacings either side of the
+/// platoon, a tight wedge where it is confined.
 fn choose_by_context(platoon: &mut Platoon, map: Option<&WorldMap>) {
     let ready = platoon.uses_context() && platoon.morph >= 1.0 && platoon.resume_formation == NONE;
     let Some(map) = map.filter(|_| ready) else {
         return;
     };
     let side = to_world(Vec2::Y * 2.0 * platoon.spacing_m, platoon.heading);
-    let open = map.segment_is_clear(platoon.position, platoon.position + side)
-        && map.segment_is_clear(platoon.position, platoon.position - side);
-    let wanted = if open {
+    let open = || {
+        map.segment_is_clear(platoon.position, platoon.position + side)
+            && map.segment_is_clear(platoon.position, platoon.position - side)
+    };
+    let wanted = if map.on_road(platoon.position) {
+        Formation::StaggeredColumn
+    } else if open() {
         Formation::WideWedge
     } else {
         Formation::TightWedge

@@ -31,6 +31,9 @@ pub struct WorldMap {
     /// in four reads, so a segment whose bounding cells are all passable is
     /// clear without walking it.
     blocked_before: Vec<u32>,
+    /// Whether a road runs through each cell (row-major); empty on a map
+    /// without roads.
+    road: Vec<bool>,
 }
 
 impl WorldMap {
@@ -57,7 +60,35 @@ impl WorldMap {
             cell_size,
             identity: hasher.digest(),
             blocked_before,
+            road: Vec::new(),
         })
+    }
+
+    /// This map with a road through each of `cells` (cells off the map are
+    /// ignored); the roads are part of its identity.
+    #[must_use]
+    pub fn with_roads(mut self, cells: impl IntoIterator<Item = Cell>) -> WorldMap {
+        let mut road = vec![false; self.grid.width() as usize * self.grid.height() as usize];
+        for cell in cells.into_iter().filter(|&cell| self.grid.contains(cell)) {
+            road[self.row_major(cell)] = true;
+        }
+        let mut hasher = xxhash_rust::xxh3::Xxh3::new();
+        hasher.update(&self.identity.to_le_bytes());
+        hasher.update(bytemuck::cast_slice(&road));
+        self.identity = hasher.digest();
+        self.road = road;
+        self
+    }
+
+    /// Whether a road runs through the cell holding `position`.
+    #[must_use]
+    pub fn on_road(&self, position: Vec2) -> bool {
+        self.cell_at(position)
+            .is_some_and(|cell| self.road.get(self.row_major(cell)) == Some(&true))
+    }
+
+    fn row_major(&self, cell: Cell) -> usize {
+        cell.y as usize * self.grid.width() as usize + cell.x as usize
     }
 
     /// Whether every cell in the rectangle spanned by `a` and `b` is

@@ -9,7 +9,9 @@
 //! polygon map is also rasterised: a cell is classified by its centre —
 //! blocked outside every container or inside an obstacle, swamp inside a
 //! swamp, open otherwise — and then every cell a bridge's deck (end,
-//! middle, end) passes over is open, so units cross on it.
+//! middle, end) passes over is open, so units cross on it. The cells a road
+//! passes over are marked as road ([`WorldMap::on_road`]): Company of
+//! Heroes squads close into a staggered column there.
 //!
 //! Swamp cells slow units by the grid's swamp multiplier
 //! ([`crate::nav::grid::SWAMP_COST`]), not by each swamp polygon's own
@@ -74,15 +76,19 @@ pub fn rasterize(map: &PolygonMap, cell_size: f32) -> Result<WorldMap, RasterErr
     for bridge in &map.bridges {
         let deck = [bridge.ends[0], bridge.middle, bridge.ends[1]];
         for piece in deck.windows(2) {
-            open_along(&mut grid, frame, piece[0], piece[1]);
+            for cell in cells_along(&grid, frame, piece[0], piece[1]) {
+                grid.set(cell, Terrain::Open);
+            }
         }
     }
-    Ok(WorldMap::new(
-        &grid,
-        Mobility::GROUND,
-        low.as_vec2(),
-        cell_size,
-    )?)
+    let road_cells: Vec<Cell> = map
+        .roads
+        .iter()
+        .flat_map(|road| road.windows(2))
+        .flat_map(|piece| cells_along(&grid, frame, piece[0], piece[1]))
+        .collect();
+    let world = WorldMap::new(&grid, Mobility::GROUND, low.as_vec2(), cell_size)?;
+    Ok(world.with_roads(road_cells))
 }
 
 /// Where cell `(0, 0)` starts and how big a cell is.
@@ -155,22 +161,23 @@ fn paint(grid: &mut GridMap, frame: Frame, ring: &Ring, to: impl Fn(Terrain) -> 
     }
 }
 
-/// Opens every cell the segment `a`–`b` passes over: those whose centre is
+/// The cells the segment `a`–`b` passes over: those whose centre is
 /// within half a cell's diagonal of it (a superset of the cells it
-/// crosses, so a line of sight along the deck is clear).
-fn open_along(grid: &mut GridMap, frame: Frame, a: DVec2, b: DVec2) {
+/// crosses, so a line of sight along a bridge's deck is clear and a unit
+/// on a road's line is on a road cell).
+fn cells_along(grid: &GridMap, frame: Frame, a: DVec2, b: DVec2) -> Vec<Cell> {
     let reach = frame.size * std::f64::consts::FRAC_1_SQRT_2;
     let [xs, ys] = frame.cells_over(grid, a.min(b) - reach, a.max(b) + reach);
-    for y in ys {
-        for x in xs.clone() {
-            let p = frame.centre(x, y);
-            let along = ((p - a).dot(b - a) / (b - a).length_squared().max(f64::MIN_POSITIVE))
-                .clamp(0.0, 1.0);
-            if p.distance(a + (b - a) * along) <= reach {
-                grid.set(Cell::new(x, y), Terrain::Open);
-            }
-        }
-    }
+    let near = |x: u32, y: u32| {
+        let p = frame.centre(x, y);
+        let along =
+            ((p - a).dot(b - a) / (b - a).length_squared().max(f64::MIN_POSITIVE)).clamp(0.0, 1.0);
+        p.distance(a + (b - a) * along) <= reach
+    };
+    ys.flat_map(|y| xs.clone().map(move |x| (x, y)))
+        .filter(|&(x, y)| near(x, y))
+        .map(|(x, y)| Cell::new(x, y))
+        .collect()
 }
 
 #[cfg(test)]
