@@ -234,13 +234,13 @@ fn a_tight_work_budget_suspends_searches_and_never_overspends() {
     }
 }
 
-/// The skirmish profile (80 platoons on arena2, re-ordered every 10 s) with
+/// The arena2 profile (80 platoons on the grid map, re-ordered every 10 s) with
 /// budgets below one platoon query's work (about 7,700 cells): no tick's
 /// planning ever does more work than the budget, searches are carried
 /// over, and every platoon still gets its routes.
 #[test]
-fn skirmish_planning_never_exceeds_its_work_budget() {
-    let file = concat!(env!("CARGO_MANIFEST_DIR"), "/../profiles/skirmish.toml");
+fn arena2_planning_never_exceeds_its_work_budget() {
+    let file = concat!(env!("CARGO_MANIFEST_DIR"), "/../profiles/arena2.toml");
     for budget in [997, 5_000] {
         let mut profile = convoy::Profile::load(std::path::Path::new(file)).expect("loads");
         profile.scenario.units = 400;
@@ -403,7 +403,7 @@ fn polygon_planned_runs_are_identical_on_one_and_two_threads() {
 /// runs in several chunks on several threads: same checksums on 1 and 2.
 #[test]
 fn thousands_of_planned_units_follow_routes_in_parallel_chunks_identically() {
-    let file = concat!(env!("CARGO_MANIFEST_DIR"), "/../profiles/skirmish.toml");
+    let file = concat!(env!("CARGO_MANIFEST_DIR"), "/../profiles/arena2.toml");
     let mut profile = convoy::Profile::load(std::path::Path::new(file)).expect("loads");
     profile.scenario.units = 9000;
     profile.platoons.size = 0;

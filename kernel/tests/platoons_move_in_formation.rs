@@ -494,13 +494,13 @@ fn platoons_ordered_to_one_place_get_distinct_spots_and_all_arrive() {
     assert_on_distinct_spots(&sim);
 }
 
-/// The skirmish profile (400 units, 80 platoons, re-ordered every 10 s) on
+/// The arena2 profile (400 units, 80 platoons, re-ordered every 10 s) on
 /// arena2: no platoon's path ever crosses a wall, though a platoon stands
 /// off its cell's centre when it plans (string pulling sees the first
 /// corner from the centre).
 #[test]
-fn skirmish_platoon_paths_never_cross_a_wall() {
-    let file = concat!(env!("CARGO_MANIFEST_DIR"), "/../profiles/skirmish.toml");
+fn arena2_platoon_paths_never_cross_a_wall() {
+    let file = concat!(env!("CARGO_MANIFEST_DIR"), "/../profiles/arena2.toml");
     let mut profile = convoy::Profile::load(std::path::Path::new(file)).expect("loads");
     profile.scenario.units = 400;
     let mut sim = convoy::scenario::build(&profile, 2).expect("builds");

@@ -147,11 +147,11 @@ fn garbage_is_not_a_snapshot() {
     assert!(matches!(error, SnapshotError::Truncated { .. }), "{error}");
 }
 
-/// The skirmish (platoons planning on arena2) cut to 400 units, with a
+/// The arena2 profile (platoons planning on the grid map) cut to 400 units, with a
 /// work budget small enough that grid searches are suspended at most tick
 /// ends.
-fn skirmish(threads: usize) -> Sim {
-    let file = concat!(env!("CARGO_MANIFEST_DIR"), "/../profiles/skirmish.toml");
+fn arena2(threads: usize) -> Sim {
+    let file = concat!(env!("CARGO_MANIFEST_DIR"), "/../profiles/arena2.toml");
     let mut profile = Profile::load(std::path::Path::new(file)).unwrap();
     profile.scenario.units = 400;
     profile.paths.max_expanded_nodes_per_tick = 3_000;
@@ -161,14 +161,14 @@ fn skirmish(threads: usize) -> Sim {
 #[test]
 fn a_run_restored_with_searches_in_flight_reproduces_every_later_checksum() {
     for save_at in [1usize, 6, 25] {
-        let mut original = skirmish(2);
+        let mut original = arena2(2);
         checksums(&mut original, save_at);
         assert!(
             original.path_searches_in_flight() > 0,
             "no search in flight at tick {save_at}"
         );
         let snapshot = snapshot_of(&original);
-        let mut restored = skirmish(1);
+        let mut restored = arena2(1);
         restored.restore(&mut snapshot.as_slice()).unwrap();
         assert_eq!(
             restored.path_searches_in_flight(),

@@ -30,11 +30,11 @@ fn main() {
     println!("tick_allocates_nothing_after_warm_up: ok");
 }
 
-/// The skirmish profile: every order is planned by grid A* in the tick.
+/// The arena2 profile: every order is planned by grid A* in the tick.
 /// Warm-up serves the spawn orders (every search context and answer buffer
 /// grows); then new orders to 200 units are planned inside counted ticks.
 fn planning_on_a_map_allocates_nothing_after_warm_up() {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../profiles/skirmish.toml");
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../profiles/arena2.toml");
     let mut profile = Profile::load(std::path::Path::new(path)).unwrap();
     profile.scenario.units = 1000;
     profile.platoons.size = 0;
@@ -69,12 +69,12 @@ fn planning_on_a_map_allocates_nothing_after_warm_up() {
     );
 }
 
-/// The skirmish profile's platoons: warm-up plans and moves them (the
+/// The arena2 profile's platoons: warm-up plans and moves them (the
 /// softening searches and every platoon route grow); then every platoon is
 /// ordered somewhere new between ticks, and 100 ticks of planning and
 /// formation movement are counted.
 fn platoons_in_formation_allocate_nothing_after_warm_up() {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../profiles/skirmish.toml");
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../profiles/arena2.toml");
     let mut profile = Profile::load(std::path::Path::new(path)).unwrap();
     profile.scenario.units = 1000;
     let mut sim = convoy::scenario::build(&profile, 2).unwrap();

@@ -8,7 +8,7 @@
 //! oracle: `TurningPath::build` of its route at the following radius. A
 //! tracked unit on the same route turns at the corners themselves. Neither
 //! ever enters the block. Wheeled units also round real walls without
-//! entering them, and the skirmish's units without platoons (hundreds of
+//! entering them, and the arena2 profile's units without platoons (hundreds of
 //! wheeled units on their curves) step bit-identically on 1 and 2 threads.
 
 mod same_columns;
@@ -256,11 +256,11 @@ fn wheeled_units_round_walls_without_entering_them() {
     assert!(arrived, "positions {:?}", columns.position());
 }
 
-/// The skirmish's units without their platoons: solo units with move orders
+/// The arena2 profile's units without their platoons: solo units with move orders
 /// on arena2, a fifth of them wheeled, enough rows that the follow pass
 /// splits across threads.
-fn solo_skirmish(threads: usize, ticks: usize) -> Sim {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../profiles/skirmish.toml");
+fn solo_arena2(threads: usize, ticks: usize) -> Sim {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../profiles/arena2.toml");
     let mut profile = convoy::Profile::load(&path).expect("the shipped profile");
     profile.platoons.size = 0;
     profile.scenario.units = 5000;
@@ -273,7 +273,7 @@ fn solo_skirmish(threads: usize, ticks: usize) -> Sim {
 
 #[test]
 fn following_curves_gives_the_same_columns_on_one_and_two_threads() {
-    let (one, two) = (solo_skirmish(1, 150), solo_skirmish(2, 150));
+    let (one, two) = (solo_arena2(1, 150), solo_arena2(2, 150));
     assert_same_columns(&one, &two);
     // Wheeled units were on their curves: driving for a point of the
     // curve, not for the route corner they are turning.
