@@ -149,7 +149,7 @@ impl FormationStage {
         admit_to_bridges(&mut self.traffic, &mut platoons.records, world.bridges);
         let searches = &self.searches;
         let vehicles_read = &*vehicles;
-        let (routes, arcs) = (&platoons.routes, &platoons.arcs);
+        let (routes, arcs, headings) = (&platoons.routes, &platoons.arcs, &platoons.headings);
         let advance_chunk = |(chunk, records): (usize, &mut [Platoon])| {
             // Each worker only locks its own context: never contended.
             let outside = searches.len().saturating_sub(1);
@@ -161,10 +161,11 @@ impl FormationStage {
                     let index = chunk * PLATOON_CHUNK + offset;
                     let points = platoon.route_len as usize;
                     let first = index * ROUTE_POINTS;
-                    let route = (
-                        &routes.of(index as u32)[..points],
-                        &arcs[first..first + points],
-                    );
+                    let route = Route {
+                        corners: &routes.of(index as u32)[..points],
+                        arcs: &arcs[first..first + points],
+                        headings: &headings[first..first + points],
+                    };
                     softened += advance(platoon, index, route, vehicles_read, world, search);
                 }
             }
@@ -268,10 +269,9 @@ fn cross_bridge(platoon: &mut Platoon, members: &Members, positions: &[Vec2]) {
         return;
     }
     let deck = (platoon.bridge_deck[0], platoon.bridge_deck[1]);
-    let off_deck =
-        members.rows.iter().flatten().all(|&row| {
-            segment_distance(deck, (positions[row], positions[row])) > platoon.spacing_m
-        });
+    let off_deck = members
+        .all_rows()
+        .all(|row| segment_distance(deck, (positions[row], positions[row])) > platoon.spacing_m);
     if off_deck {
         platoon.release_bridge();
     }
@@ -295,44 +295,70 @@ fn write_members(platoons: &Platoons, vehicles: &mut Vehicles) {
         columns.cruise_speed,
         columns.final_heading,
         |first, drive_to, cruise, final_heading| {
-            for offset in 0..drive_to.len() {
-                let row = first + offset;
-                if platoon[row] == NONE {
-                    cruise[offset] = max_speed[row];
+            let rows = first..first + drive_to.len();
+            let rows = platoon[rows.clone()]
+                .iter()
+                .zip(&slot[rows.clone()])
+                .zip(&route_len[rows.clone()])
+                .zip(&max_speed[rows]);
+            let out = drive_to.iter_mut().zip(cruise).zip(final_heading);
+            for (
+                (((&platoon, &slot), &route_len), &max_speed),
+                ((drive_to, cruise), final_heading),
+            ) in rows.zip(out)
+            {
+                // `NONE` is no index: a unit in no platoon.
+                let Some(record) = records.get(platoon as usize) else {
+                    *cruise = max_speed;
                     continue;
-                }
-                let record = &records[platoon[row] as usize];
-                let slot = slot[row] as usize;
+                };
+                let slot = slot as usize % MAX_MEMBERS;
                 // Members take the ordered facing on their spots (the
                 // platoon's last heading change, Force 21 §4).
-                final_heading[offset] = match record.phase() {
+                *final_heading = match record.phase() {
                     Phase::Settling | Phase::Arrived => record.facing,
                     Phase::Holding | Phase::Planning | Phase::Moving => f32::NAN,
                 };
                 // A member on its own path drives it at full speed.
-                cruise[offset] = if route_len[row] == 0 {
-                    drive_to[offset] = record.targets[slot];
-                    record.cruise[slot].min(max_speed[row])
+                *cruise = if route_len == 0 {
+                    *drive_to = record.targets[slot];
+                    record.cruise[slot].min(max_speed)
                 } else {
-                    max_speed[row]
+                    max_speed
                 };
             }
         },
     );
 }
 
-/// The members' rows, top speeds and yaw rates, `None` for empty slots.
+/// The members' rows (`NONE` for empty slots), top speeds and yaw rates.
 struct Members {
-    rows: [Option<usize>; MAX_MEMBERS],
+    rows: [u32; MAX_MEMBERS],
     slowest: f32,
     turn_rate: f32,
     last: usize,
 }
 
+impl Members {
+    /// The row of the member in `slot`, if there is one.
+    fn row(&self, slot: usize) -> Option<usize> {
+        let row = self.rows[slot];
+        (row != NONE).then_some(row as usize)
+    }
+
+    /// Every member's row.
+    fn all_rows(&self) -> impl Iterator<Item = usize> + '_ {
+        self.rows[..=self.last]
+            .iter()
+            .filter(|&&row| row != NONE)
+            .map(|&row| row as usize)
+    }
+}
+
 fn members_of(platoon: &Platoon, vehicles: &Vehicles) -> Option<Members> {
     let columns = vehicles.columns();
     let mut members = Members {
-        rows: [None; MAX_MEMBERS],
+        rows: [NONE; MAX_MEMBERS],
         slowest: f32::INFINITY,
         turn_rate: f32::INFINITY,
         last: 0,
@@ -341,7 +367,7 @@ fn members_of(platoon: &Platoon, vehicles: &Vehicles) -> Option<Members> {
         let Some(row) = vehicles.row_of(unit) else {
             continue;
         };
-        members.rows[slot] = Some(row);
+        members.rows[slot] = row as u32;
         members.slowest = members.slowest.min(columns.max_speed()[row]);
         members.turn_rate = members.turn_rate.min(columns.turn_rate()[row]);
         members.last = slot;
@@ -349,12 +375,24 @@ fn members_of(platoon: &Platoon, vehicles: &Vehicles) -> Option<Members> {
     members.slowest.is_finite().then_some(members)
 }
 
+/// A platoon's stored route: corners, and per leg its arc length and
+/// heading.
+struct Route<'a> {
+    corners: &'a [Vec2],
+    arcs: &'a [f32],
+    headings: &'a [f32],
+}
+
 /// Advances one platoon a tick and writes its slots' targets, speed limits
 /// and errors into its record; returns how many slots were softened.
 fn advance(
     platoon: &mut Platoon,
     index: usize,
-    (corners, arcs): (&[Vec2], &[f32]),
+    Route {
+        corners,
+        arcs,
+        headings,
+    }: Route<'_>,
     vehicles: &Vehicles,
     world: FormationWorld<'_>,
     search: Option<&Mutex<(GridPlanner, Path)>>,
@@ -369,6 +407,7 @@ fn advance(
         start_direction: Vec2::from_angle(platoon.start_heading),
         corners,
         arcs,
+        headings,
     };
     let positions = vehicles.columns().position();
     let dt = world.dt;
@@ -425,7 +464,7 @@ fn advance(
     }
     if phase == Phase::Moving {
         let lag = (0..=members.last)
-            .filter_map(|slot| Some(positions[members.rows[slot]?].distance(reference[slot])))
+            .filter_map(|slot| Some(positions[members.row(slot)?].distance(reference[slot])))
             .fold(0.0, f32::max);
         let slowdown = terrain_slowdown(world.map, platoon.position);
         move_along(platoon, &view, &members, (lag, slowdown), dt);
@@ -435,7 +474,7 @@ fn advance(
     let axis = Vec2::from_angle(platoon.heading);
     for slot in 0..used {
         platoon.targets[slot] = targets[slot];
-        let Some(row) = members.rows[slot] else {
+        let Some(row) = members.row(slot) else {
             continue;
         };
         if let Some(map) = map {
@@ -484,13 +523,14 @@ fn on_open_ground(
     // Unsoftened slots lie within their offset's length of the anchor
     // (hierarchical offsets add up to it; a column walks that far along
     // the path at most), plus each ancestor's drift.
-    let shapes = [platoon.formation(), platoon.previous_formation()];
-    let farthest = (1..=members.last)
-        .flat_map(|slot| shapes.map(|shape| shape.offset(slot).length()))
-        .fold(0.0, f32::max);
+    let farthest = platoon
+        .formation()
+        .reach_squared(members.last)
+        .max(platoon.previous_formation().reach_squared(members.last))
+        .sqrt();
     let reach = farthest * platoon.spacing_m + platoon.drift_m * members.last as f32;
     let (mut low, mut high) = (anchor - Vec2::splat(reach), anchor + Vec2::splat(reach));
-    for &row in members.rows.iter().flatten() {
+    for row in members.all_rows() {
         low = low.min(positions[row]);
         high = high.max(positions[row]);
     }
@@ -570,6 +610,9 @@ fn predicted_pose(platoon: &Platoon, view: &PathView<'_>, turn_rate: f32) -> Pos
 /// further (so the heading turns as a corner approaches); `None` at the
 /// end of the path.
 fn carrot_heading(view: &PathView<'_>, s: f32, lead: f32) -> Option<f32> {
+    if let Some(heading) = view.heading_within_leg(s, lead) {
+        return Some(heading);
+    }
     let ahead = view.point_at(s + lead) - view.point_at(s);
     (ahead.length_squared() > 1e-6).then(|| ahead.to_angle())
 }
@@ -585,7 +628,7 @@ fn settle(platoon: &mut Platoon, members: &Members, positions: &[Vec2], dt: f32)
     for slot in 0..=members.last {
         platoon.targets[slot] = platoon.spots[slot];
         platoon.cruise[slot] = f32::INFINITY;
-        if let Some(row) = members.rows[slot] {
+        if let Some(row) = members.row(slot) {
             let error = positions[row].distance(platoon.spots[slot]);
             platoon.error[slot] = error;
             all_there &= error <= SPOT_RADIUS;
@@ -625,27 +668,33 @@ fn layout(
     let (current, previous) = (platoon.formation(), platoon.previous_formation());
     // Platoon frame to world, computed once for every slot.
     let turn = Vec2::from_angle(pose.heading);
+    // A column's points are on the path, which is clear: only offset
+    // slots are softened.
+    let on_path = current.follows_path() && weight >= 1.0;
+    let softening = soften.is_some() && !on_path;
+    let needs_column = softening || current.follows_path() || previous.follows_path();
     out[0] = pose.anchor;
     for slot in 1..=last {
         // The slot's column position on the path: a column's place, and
         // where a blocked slot is pulled toward.
-        let column = view.point_at(pose.s - slot as f32 * spacing);
-        let place = |shape: Formation, out: &[Vec2; MAX_MEMBERS]| match shape.parent(slot) {
-            Some(parent) if !shape.follows_path() => {
-                let step = (shape.offset(slot) - shape.offset(parent)) * spacing;
-                out[parent] + turn.rotate(step)
+        let column = if needs_column {
+            view.point_at(pose.s - slot as f32 * spacing)
+        } else {
+            Vec2::NAN
+        };
+        let place = |shape: Formation, out: &[Vec2; MAX_MEMBERS]| {
+            if shape.follows_path() {
+                return column;
             }
-            _ => column,
+            let (parent, step) = shape.step(slot);
+            out[parent] + turn.rotate(step * spacing)
         };
         let mut ideal = place(current, out);
         if weight < 1.0 {
             ideal = place(previous, out).lerp(ideal, weight);
         }
         ideal += turn.rotate(platoon.drift[slot]);
-        // A column's points are on the path, which is clear: only offset
-        // slots are softened.
-        let on_path = current.follows_path() && weight >= 1.0;
-        out[slot] = match soften.as_mut().filter(|_| !on_path) {
+        out[slot] = match soften.as_mut().filter(|_| softening) {
             Some(soften) => soften_slot(platoon, slot, pose.anchor, ideal, column, soften),
             None => ideal,
         };

@@ -21,7 +21,7 @@ use thiserror::Error;
 
 use rustc_hash::FxHashMap;
 
-use super::path::{PathView, arc_lengths};
+use super::path::{PathView, measure_legs};
 use super::shape::{Formation, MAX_MEMBERS};
 use crate::nav::{ROUTE_POINTS, Routes};
 use crate::vehicles::{NONE, UnitId};
@@ -476,6 +476,9 @@ pub struct Platoons {
     pub(crate) routes: Routes,
     /// The arc length at each route corner, [`ROUTE_POINTS`] per platoon.
     pub(crate) arcs: Vec<f32>,
+    /// The heading of the route leg ending at each corner, [`ROUTE_POINTS`]
+    /// per platoon.
+    pub(crate) headings: Vec<f32>,
     /// Reserved destination spots, by [`SPOT_GAP_M`] cell.
     pub(crate) reserved: FxHashMap<(i32, i32), Vec<Vec2>>,
 }
@@ -514,6 +517,7 @@ impl Platoons {
             start_direction: Vec2::from_angle(platoon.start_heading),
             corners: &self.routes.of(index)[..points],
             arcs: &self.arcs[first..first + points],
+            headings: &self.headings[first..first + points],
         }
     }
 
@@ -526,7 +530,8 @@ impl Platoons {
         platoon.route_len = route.len() as u32;
         let first = index as usize * ROUTE_POINTS;
         let arcs = &mut self.arcs[first..first + route.len()];
-        arc_lengths(platoon.path_start, route, arcs);
+        let headings = &mut self.headings[first..first + route.len()];
+        measure_legs(platoon.path_start, route, arcs, headings);
         platoon.route_length = arcs.last().copied().unwrap_or(0.0);
         if platoon.on_bridge == 1 {
             // Re-planned on the deck: it still holds the bridge, which now
@@ -598,6 +603,7 @@ impl Platoons {
         self.records.push(Platoon::new(spec, 0, position, heading));
         self.routes.reserve_slots(self.records.len());
         self.arcs.resize(self.records.len() * ROUTE_POINTS, 0.0);
+        self.headings.resize(self.records.len() * ROUTE_POINTS, 0.0);
         PlatoonId {
             index,
             generation: 0,
@@ -621,6 +627,7 @@ impl Platoons {
         }
         let mut platoons = Platoons {
             arcs: vec![0.0; records.len() * ROUTE_POINTS],
+            headings: vec![0.0; records.len() * ROUTE_POINTS],
             records,
             free,
             routes,
@@ -629,8 +636,10 @@ impl Platoons {
         for index in 0..platoons.records.len() {
             let platoon = &platoons.records[index];
             let corners = &platoons.routes.of(index as u32)[..platoon.route_len as usize];
-            let arcs = &mut platoons.arcs[index * ROUTE_POINTS..(index + 1) * ROUTE_POINTS];
-            arc_lengths(platoon.path_start, corners, arcs);
+            let stored = index * ROUTE_POINTS..(index + 1) * ROUTE_POINTS;
+            let arcs = &mut platoons.arcs[stored.clone()];
+            let headings = &mut platoons.headings[stored];
+            measure_legs(platoon.path_start, corners, arcs, headings);
         }
         for index in 0..platoons.records.len() {
             let platoon = platoons.records[index];

@@ -67,7 +67,7 @@ impl Formation {
 
     /// Where `slot` sits, in spacings, in the platoon frame.
     #[must_use]
-    pub fn offset(self, slot: usize) -> Vec2 {
+    pub const fn offset(self, slot: usize) -> Vec2 {
         if slot == 0 {
             return Vec2::ZERO;
         }
@@ -94,7 +94,7 @@ impl Formation {
     /// echelons, the next slot toward the lead on the same side in wedges,
     /// vees and lines. `None` for the lead.
     #[must_use]
-    pub fn parent(self, slot: usize) -> Option<usize> {
+    pub const fn parent(self, slot: usize) -> Option<usize> {
         match (self, slot) {
             (_, 0) => None,
             (
@@ -112,9 +112,67 @@ impl Formation {
     /// Whether members file along the path (drive-to points walk back along
     /// it rather than being offset from the lead).
     #[must_use]
-    pub fn follows_path(self) -> bool {
+    pub const fn follows_path(self) -> bool {
         matches!(self, Formation::Column)
     }
+
+    /// `slot` (1 to [`MAX_MEMBERS`] − 1) as placed from its parent: its
+    /// parent and its offset from the parent's, in spacings. Read from a
+    /// table built at compile time (the formation stage asks for every
+    /// slot of every platoon each tick).
+    #[must_use]
+    #[inline]
+    pub fn step(self, slot: usize) -> (usize, Vec2) {
+        SHAPES.step[self as usize][slot]
+    }
+
+    /// The largest offset length, in spacings, of slots 1 to `last`
+    /// (below [`MAX_MEMBERS`]), squared; from the compile-time table.
+    #[must_use]
+    #[inline]
+    pub fn reach_squared(self, last: usize) -> f32 {
+        SHAPES.reach_squared[self as usize][last]
+    }
+}
+
+/// Per shape and slot, what [`Formation::step`] and
+/// [`Formation::reach_squared`] read.
+struct ShapeTable {
+    step: [[(usize, Vec2); MAX_MEMBERS]; Formation::ALL.len()],
+    reach_squared: [[f32; MAX_MEMBERS]; Formation::ALL.len()],
+}
+
+const SHAPES: ShapeTable = shape_table();
+
+const fn shape_table() -> ShapeTable {
+    let mut table = ShapeTable {
+        step: [[(0, Vec2::ZERO); MAX_MEMBERS]; Formation::ALL.len()],
+        reach_squared: [[0.0; MAX_MEMBERS]; Formation::ALL.len()],
+    };
+    let mut shape = 0;
+    while shape < Formation::ALL.len() {
+        let formation = Formation::ALL[shape];
+        let mut slot = 1;
+        while slot < MAX_MEMBERS {
+            let offset = formation.offset(slot);
+            let parent = match formation.parent(slot) {
+                Some(parent) => parent,
+                None => 0,
+            };
+            let from = formation.offset(parent);
+            table.step[shape][slot] = (parent, Vec2::new(offset.x - from.x, offset.y - from.y));
+            let length_squared = offset.x * offset.x + offset.y * offset.y;
+            let before = table.reach_squared[shape][slot - 1];
+            table.reach_squared[shape][slot] = if length_squared > before {
+                length_squared
+            } else {
+                before
+            };
+            slot += 1;
+        }
+        shape += 1;
+    }
+    table
 }
 
 /// `offset` (platoon frame) turned to `heading` (radians from +x) in the
@@ -170,6 +228,26 @@ mod tests {
         // Heading north turns "forward" to +y and "left" to -x.
         let turned = to_world(Vec2::new(1.0, 1.0), std::f32::consts::FRAC_PI_2);
         assert!((turned - Vec2::new(-1.0, 1.0)).length() < 1e-6);
+    }
+
+    #[test]
+    fn the_compile_time_table_agrees_with_the_shapes() {
+        for formation in Formation::ALL {
+            let mut farthest: f32 = 0.0;
+            for slot in 1..MAX_MEMBERS {
+                let parent = formation.parent(slot).expect("only the lead has none");
+                let (table_parent, step) = formation.step(slot);
+                assert_eq!(table_parent, parent);
+                assert_eq!(
+                    step,
+                    formation.offset(slot) - formation.offset(parent),
+                    "{formation:?} {slot}"
+                );
+                farthest = farthest.max(formation.offset(slot).length());
+                let reach = formation.reach_squared(slot).sqrt();
+                assert!((reach - farthest).abs() < 1e-6, "{formation:?} {slot}");
+            }
+        }
     }
 
     #[test]
