@@ -25,6 +25,8 @@ pub struct WorldMap {
     grid: CostGrid,
     origin: Vec2,
     cell_size: f32,
+    /// Width and height in cells.
+    extent: Vec2,
     identity: u64,
     /// Impassable cells in the rectangle from cell (0, 0) to (x − 1, y − 1),
     /// at `y · (width + 1) + x` (a summed-area table): any rectangle's count
@@ -55,6 +57,7 @@ impl WorldMap {
         let grid = CostGrid::new(map, mobility)?;
         let blocked_before = summed_blocked(&grid);
         Ok(WorldMap {
+            extent: Vec2::new(grid.width() as f32, grid.height() as f32),
             grid,
             origin,
             cell_size,
@@ -138,11 +141,11 @@ impl WorldMap {
     #[must_use]
     pub fn cell_at(&self, position: Vec2) -> Option<Cell> {
         let local = (position - self.origin) / self.cell_size;
-        let inside = local.x >= 0.0
-            && local.y >= 0.0
-            && local.x < self.grid.width() as f32
-            && local.y < self.grid.height() as f32;
-        inside.then(|| Cell::new(local.x as u32, local.y as u32))
+        // Both comparisons are false for NaN. Inside, each coordinate is in
+        // [0, extent), which an `i32` holds: that conversion is cheaper
+        // than the saturating one to `u32`.
+        let inside = local.cmpge(Vec2::ZERO).all() & local.cmplt(self.extent).all();
+        inside.then(|| Cell::new(local.x as i32 as u32, local.y as i32 as u32))
     }
 
     /// The centre of `cell` in the world.
