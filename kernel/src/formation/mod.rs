@@ -402,13 +402,6 @@ fn advance(
         platoon.speed = 0.0;
         return 0;
     };
-    let view = PathView {
-        start: platoon.path_start,
-        start_direction: Vec2::from_angle(platoon.start_heading),
-        corners,
-        arcs,
-        headings,
-    };
     let positions = vehicles.columns().position();
     let dt = world.dt;
     drift(platoon, index, &members, world.tick, dt);
@@ -421,6 +414,13 @@ fn advance(
         settle(platoon, &members, positions, dt);
         return 0;
     }
+    let view = PathView {
+        start: platoon.path_start,
+        start_direction: Vec2::from_angle(platoon.start_heading),
+        corners,
+        arcs,
+        headings,
+    };
     // Drive-to points: while moving, the slots round the platoon's pose
     // `lookahead_s` ahead on its path (at this tick's start); holding, the
     // slots where it stands.
@@ -446,13 +446,34 @@ fn advance(
         dt,
         softened: &mut softened,
     });
-    layout(platoon, &view, pose, members.last, soften, &mut targets);
+    // Platoon frame to world at the pose, and back to the platoon's own
+    // heading; the same angle needs no second sine and cosine.
+    let turn = Vec2::from_angle(pose.heading);
+    let rotation = |heading: f32| {
+        if heading == pose.heading {
+            turn
+        } else {
+            Vec2::from_angle(heading)
+        }
+    };
+    layout(
+        platoon,
+        &view,
+        (pose, turn),
+        members.last,
+        soften,
+        &mut targets,
+    );
     // Where each member should be now (the speed modifier's reference, and
     // the formation error): a column's places on the path at the
     // platoon's own pose; other shapes' slots carried back rigidly.
     // Slots past the last occupied one are left alone: nobody reads them.
     let used = members.last + 1;
-    let back = Vec2::from_angle(now.heading - pose.heading);
+    let back = if now.heading == pose.heading {
+        Vec2::X
+    } else {
+        Vec2::from_angle(now.heading - pose.heading)
+    };
     let follows_path = platoon.formation().follows_path();
     let mut reference = [Vec2::ZERO; MAX_MEMBERS];
     for (slot, point) in reference[..used].iter_mut().enumerate() {
@@ -471,7 +492,7 @@ fn advance(
     } else {
         platoon.speed = 0.0;
     }
-    let axis = Vec2::from_angle(platoon.heading);
+    let axis = rotation(platoon.heading);
     for slot in 0..used {
         platoon.targets[slot] = targets[slot];
         let Some(row) = members.row(slot) else {
@@ -652,13 +673,14 @@ fn turn_toward(heading: f32, wanted: f32, step: f32) -> f32 {
     crate::steer::dynamics::wrap_angle(heading + delta.clamp(-step, step))
 }
 
-/// Writes the point of every slot up to `last` for `pose` into `out`:
+/// Writes the point of every slot up to `last` for `pose` (whose heading
+/// turns to `turn`, a unit vector) into `out`:
 /// each slot from its parent's point (hierarchical offsets), morphed from
 /// the previous shape, plus drift, softened when `soften` is given.
 fn layout(
     platoon: &mut Platoon,
     view: &PathView<'_>,
-    pose: Pose,
+    (pose, turn): (Pose, Vec2),
     last: usize,
     mut soften: Option<Soften<'_, '_>>,
     out: &mut [Vec2; MAX_MEMBERS],
@@ -666,8 +688,6 @@ fn layout(
     let spacing = platoon.spacing_m;
     let weight = smoothstep(platoon.morph);
     let (current, previous) = (platoon.formation(), platoon.previous_formation());
-    // Platoon frame to world, computed once for every slot.
-    let turn = Vec2::from_angle(pose.heading);
     // A column's points are on the path, which is clear: only offset
     // slots are softened.
     let on_path = current.follows_path() && weight >= 1.0;

@@ -403,7 +403,8 @@ impl Platoon {
         self.members
             .iter()
             .enumerate()
-            .filter(|(_, unit)| **unit != EMPTY)
+            // No unit's handle has the index `NONE`: one compare, not two.
+            .filter(|(_, unit)| unit.index != EMPTY.index)
             .map(|(slot, unit)| (slot, *unit))
     }
 
