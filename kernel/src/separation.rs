@@ -664,23 +664,11 @@ fn push_chunk(first: usize, chunk: &mut [Push], context: &Context<'_>) {
     settle_pushes(&mut batch, first, chunk, context);
 }
 
-/// A ground unit's push kept off blocked cells: the whole step if it ends
-/// on an open cell (or the unit already stands on a blocked one, so it
-/// can get out), else its part along x or along y alone (sliding along the
-/// wall), else none — the overlap is left for the next tick's steering.
+/// A ground unit's push kept off blocked cells
+/// ([`WorldMap::step_on_open_ground`]: whole, sliding along the wall, or
+/// none — the overlap is left for the next tick's steering).
 fn keep_on_open_ground(map: &WorldMap, centre: Vec3, step: Vec2) -> Vec3 {
-    let at = centre.truncate();
-    let open = |point: Vec2| {
-        map.cell_at(point)
-            .is_some_and(|cell| map.grid().passable(cell))
-    };
-    if !open(at) {
-        return centre + step.extend(0.0);
-    }
-    [step, Vec2::new(step.x, 0.0), Vec2::new(0.0, step.y)]
-        .into_iter()
-        .find(|&part| open(at + part))
-        .map_or(centre, |part| centre + part.extend(0.0))
+    centre + map.step_on_open_ground(centre.truncate(), step).extend(0.0)
 }
 
 /// Tests the queued pairs exactly and pushes the overlapping ones apart

@@ -20,7 +20,7 @@ use crate::separation::{Separation, SeparationInput};
 use crate::spatial::{Bounds, GridError, SpatialHash};
 use crate::steer::dynamics::{self, SPEED_FRACTION_SCALE};
 use crate::steer::field::{Disc, OrbitingBody};
-use crate::steer::{self, SteerWorld};
+use crate::steer::{self, SteerWorld, walls};
 use crate::vehicles::{SpawnError, StaleUnit, UnitId, UnitSpec, Vehicles};
 
 /// Everything a [`Sim`] is built from, checked by [`Sim::new`].
@@ -587,7 +587,14 @@ impl Sim {
                 let moved = dynamics::integrate_columns(&mut columns, dt);
                 quality.driving_unit_ticks += moved.driving as u64;
                 quality.speed_fraction_sum += moved.speed_fraction_sum;
-                [Counter::mean("moving_units", moved.moving as f64)]
+                let walled = config
+                    .map
+                    .as_deref()
+                    .map_or(0, |map| walls::stop_at_walls(&mut columns, map));
+                [
+                    Counter::mean("moving_units", moved.moving as f64),
+                    Counter::mean("stopped_at_walls", walled as f64),
+                ]
             });
             stages.run(Stage::Separation, || {
                 let input = SeparationInput {

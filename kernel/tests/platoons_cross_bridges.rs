@@ -242,6 +242,62 @@ fn the_river_profile_keeps_ground_units_out_of_the_river_and_the_buildings() {
     assert!(queued_at_bridge > 0, "no platoon ever waited at the bridge");
 }
 
+/// The `skirmish` profile cut to 400 platoons on its polygon field: no
+/// ground unit ever stands on a blocked cell of the field's 6 m raster —
+/// in the river, a building or a forest — although wheeled units cut
+/// corners on their turning circles and members drive at unseen slots
+/// while their own paths wait in the queue (`integrate` stops them at
+/// walls: without that, units stood on blocked cells from tick 200 on and
+/// one drove 6 m into a building); and platoons take turns on both
+/// bridges.
+#[test]
+fn the_skirmish_keeps_ground_units_off_blocked_cells_and_crosses_both_bridges() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../profiles/skirmish.toml");
+    let mut profile = convoy::Profile::load(std::path::Path::new(path)).expect("the profile loads");
+    profile.scenario.units = 2000;
+    let mut sim = convoy::scenario::build(&profile, 2).expect("the profile builds");
+    let orders = convoy::scenario::Orders::new(&profile, &sim);
+    let field = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../profiles/maps/skirmish_field.json"
+    );
+    let map = convoy::nav::polygon::load_polygon_map(field).expect("the field loads");
+    let raster =
+        rasterize(&map, profile.map.as_ref().expect("a map").cell_size_m).expect("valid cell size");
+    let mut crossed = std::collections::BTreeSet::new();
+    let mut stopped_at_walls = 0.0;
+    for tick in 0..1800 {
+        orders.before_step(&mut sim).expect("valid orders");
+        sim.step(profile.run.dt);
+        for (_, platoon) in sim.platoons().iter() {
+            if platoon.on_bridge == 1 {
+                crossed.insert(platoon.bridge);
+            }
+        }
+        let columns = sim.vehicles().columns();
+        for row in 0..sim.vehicles().len() {
+            let flies =
+                VehicleKind::from_u8(columns.kind()[row]).is_some_and(|k| k.handling().flies);
+            let position = columns.position()[row];
+            assert!(
+                flies || raster.is_open(position),
+                "row {row} stands on a blocked cell at {position} (tick {tick})"
+            );
+        }
+    }
+    let (stages, _) = sim.report();
+    let integrate = stages
+        .iter()
+        .find(|stage| stage.name == "integrate")
+        .expect("a stage");
+    stopped_at_walls += integrate.counters["stopped_at_walls"];
+    assert!(
+        stopped_at_walls > 0.0,
+        "no wall ever stopped a unit: the test tests nothing"
+    );
+    assert_eq!(crossed.len(), 2, "bridges crossed: {crossed:?}");
+}
+
 /// Bridges removed at run time (Force 21 §3): each faction plans with what
 /// it knows. Faction 0 is told of the removal: ordered again, it plans
 /// round the river's north end at once. Faction 1 is not: it drives on to

@@ -230,6 +230,29 @@ impl WorldMap {
         true
     }
 
+    /// Whether `position` lies on a passable cell of the map.
+    #[must_use]
+    #[inline]
+    pub fn is_open(&self, position: Vec2) -> bool {
+        self.cell_at(position)
+            .is_some_and(|cell| self.grid.passable(cell))
+    }
+
+    /// The part of `step` a ground unit at `from` may take: all of it if it
+    /// ends on an open cell (or the unit already stands on a blocked one,
+    /// so it can get out), else its part along x or along y alone (sliding
+    /// along the wall), else none.
+    #[must_use]
+    pub fn step_on_open_ground(&self, from: Vec2, step: Vec2) -> Vec2 {
+        if !self.is_open(from) {
+            return step;
+        }
+        [step, Vec2::new(step.x, 0.0), Vec2::new(0.0, step.y)]
+            .into_iter()
+            .find(|&part| self.is_open(from + part))
+            .unwrap_or(Vec2::ZERO)
+    }
+
     fn cells_see_each_other(&self, a: Cell, b: Cell) -> bool {
         self.all_passable(a, b) || supercover(a, b, |cell| self.grid.passable(cell))
     }

@@ -17,6 +17,7 @@ pub mod field;
 pub mod follow;
 pub mod seek;
 pub mod turning;
+pub mod walls;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
