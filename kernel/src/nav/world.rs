@@ -9,10 +9,13 @@
 //! Armada paper's rubber-banding, step 2), at most [`ROUTE_POINTS`] of them.
 //! A unit at the end of a truncated route asks again from where it stands.
 
+use std::sync::Arc;
+
 use glam::Vec2;
 
 use super::astar::Path;
 use super::grid::{Cell, CostGrid, GridMap, Mobility, MobilityError};
+use super::polygon::raster::Ground;
 use super::quadtree::supercover;
 use crate::spatial::Bounds;
 
@@ -31,6 +34,8 @@ pub struct WorldMap {
     /// in four reads, so a segment whose bounding cells are all passable is
     /// clear without walking it.
     blocked_before: Vec<u32>,
+    /// A rasterised polygon map's terrain without bridge decks.
+    ground: Option<Arc<Ground>>,
 }
 
 impl WorldMap {
@@ -57,7 +62,22 @@ impl WorldMap {
             cell_size,
             identity: hasher.digest(),
             blocked_before,
+            ground: None,
         })
+    }
+
+    /// This map, remembering `ground`: the terrain it was drawn from
+    /// before the bridge decks were opened.
+    pub(crate) fn with_ground(self, ground: Arc<Ground>) -> WorldMap {
+        WorldMap {
+            ground: Some(ground),
+            ..self
+        }
+    }
+
+    /// The terrain without bridge decks, on a rasterised polygon map.
+    pub(crate) fn ground(&self) -> Option<&Arc<Ground>> {
+        self.ground.as_ref()
     }
 
     /// Whether every cell in the rectangle spanned by `a` and `b` is
