@@ -20,8 +20,9 @@
 //!   blob ([`file`]).
 //!
 //! The search over it, with start/goal insertion, bridges and factions, is
-//! [`navigator`].
+//! [`navigator`]; [`batch`] answers many queries across the rayon pool.
 
+pub mod batch;
 pub mod boundary;
 pub mod file;
 pub mod navigator;
@@ -39,6 +40,7 @@ use self::swamps::Swamps;
 use super::clearance::{ClearanceError, FreeSpace, free_space};
 use super::polygon::{PolygonMap, PolygonMapError, Swamp};
 
+pub use batch::{VisAnswer, VisBatchPlanner, VisQuery};
 pub use file::GraphFileError;
 pub use navigator::{
     BridgeError, BridgeTraffic, FactionId, NavError, PathCost, PolygonNavigator, QueryOptions,
