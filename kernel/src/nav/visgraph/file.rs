@@ -179,6 +179,7 @@ fn decode(r: &mut Reader<'_>) -> Result<VisGraph, GraphFileError> {
             road_cost_factor,
         },
         costs: Vec::new(),
+        fast_edges: false,
     };
     check_graph(&graph)?;
     graph.bake_costs();

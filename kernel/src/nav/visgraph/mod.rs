@@ -105,6 +105,9 @@ pub struct VisGraph {
     plain_costs: Vec<f64>,
     lengths: Vec<f64>,
     road: Vec<bool>,
+    /// Whether some road edge is cheaper than its length (set with the
+    /// costs: every query asks, so it is not recounted each time).
+    fast_edges: bool,
     config: GraphConfig,
 }
 
@@ -271,6 +274,7 @@ impl VisGraph {
 
     fn bake_costs(&mut self) {
         let factor = self.config.road_cost_factor;
+        self.fast_edges = factor < 1.0 && self.road.iter().any(|&r| r);
         self.costs = (0..self.targets.len())
             .map(|e| {
                 let plain = self.plain_costs[e];
@@ -346,7 +350,7 @@ impl VisGraph {
     /// open ground), which makes the straight line no longer a lower bound.
     #[must_use]
     pub fn has_fast_edges(&self) -> bool {
-        self.config.road_cost_factor < 1.0 && self.road.iter().any(|&r| r)
+        self.fast_edges
     }
 
     /// The smallest cost per unit length of any edge: the factor that keeps
