@@ -243,7 +243,7 @@ impl Boundary {
 
     /// The free sector at `v`: from `u` counter-clockwise to `w`.
     #[inline]
-    fn sector(&self, v: u32) -> (DVec2, DVec2) {
+    pub(super) fn sector(&self, v: u32) -> (DVec2, DVec2) {
         let at = self.vertex(v);
         (
             self.vertex(self.next(v)) - at,
@@ -265,16 +265,6 @@ impl Boundary {
         } else {
             true
         }
-    }
-
-    /// Whether a shortest path may bend at corner `v` toward or from
-    /// direction `d`: the line through `v` along `d` has both contour
-    /// neighbours of `v` on one side (it is tangent to the obstacle there).
-    #[inline]
-    #[must_use]
-    pub fn is_tangent(&self, v: u32, d: DVec2) -> bool {
-        let (u, w) = self.sector(v);
-        d.perp_dot(u) * d.perp_dot(w) >= 0.0
     }
 
     /// Whether segment `pq` stays in the closed free space (see the module

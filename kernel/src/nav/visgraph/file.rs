@@ -4,9 +4,9 @@
 //! Layout (little-endian): the magic `CVYVISGR`, a `u32` version, the body's
 //! length (`u64`) and XXH3-64, then the body: settings, the free space's
 //! contours, the swamps, the nodes and the CSR edges (targets, plain costs,
-//! lengths, road flags). Effective costs and the edge grid are rebuilt on
-//! load. Truncated, corrupted or wrong-version blobs are refused with a
-//! [`GraphFileError`].
+//! lengths, road flags). Effective costs, the corners' sectors and the edge
+//! grid are rebuilt on load. Truncated, corrupted or wrong-version blobs are
+//! refused with a [`GraphFileError`].
 
 use std::io::{Read, Write};
 
@@ -179,9 +179,11 @@ fn decode(r: &mut Reader<'_>) -> Result<VisGraph, GraphFileError> {
             road_cost_factor,
         },
         costs: Vec::new(),
+        sectors: Vec::new(),
         fast_edges: false,
     };
     check_graph(&graph)?;
+    graph.bake_sectors();
     graph.bake_costs();
     Ok(graph)
 }
