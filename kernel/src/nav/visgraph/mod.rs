@@ -26,6 +26,7 @@ pub mod batch;
 pub mod boundary;
 pub mod file;
 pub mod navigator;
+mod nodes;
 pub mod search;
 pub mod swamps;
 
@@ -36,6 +37,7 @@ use rayon::prelude::*;
 use thiserror::Error;
 
 use self::boundary::{Boundary, EdgeStamps};
+use self::nodes::NodeGrid;
 use self::swamps::Swamps;
 use super::clearance::{ClearanceError, FreeSpace, free_space};
 use super::polygon::{PolygonMap, PolygonMapError, Swamp};
@@ -101,6 +103,8 @@ pub struct VisGraph {
     /// tangent test, asked of every node by every query, reads one entry
     /// instead of five scattered ones.
     sectors: Vec<[DVec2; 2]>,
+    /// The nodes bucketed in a grid, for seeding queries in stages.
+    node_grid: NodeGrid,
     /// CSR adjacency: node `i`'s edges are `offsets[i]..offsets[i + 1]`.
     offsets: Vec<u32>,
     targets: Vec<u32>,
@@ -157,7 +161,7 @@ impl VisGraph {
             }
         }
         let road_pairs = graph.add_road_nodes(roads);
-        graph.bake_sectors();
+        graph.bake_node_caches();
         let rows = graph.build_rows();
         graph.fill_edges(&rows, &road_pairs);
         graph
@@ -232,8 +236,9 @@ impl VisGraph {
             .collect()
     }
 
-    /// Caches every node's free sector (see `sectors`).
-    fn bake_sectors(&mut self) {
+    /// Caches every node's free sector (see `sectors`) and buckets the
+    /// nodes in their grid.
+    fn bake_node_caches(&mut self) {
         self.sectors = self
             .corner_vertex
             .iter()
@@ -246,6 +251,12 @@ impl VisGraph {
                 }
             })
             .collect();
+        self.node_grid = NodeGrid::new(&self.positions);
+    }
+
+    /// The nodes' grid.
+    fn node_grid(&self) -> &NodeGrid {
+        &self.node_grid
     }
 
     /// Whether a shortest path may bend at `node` toward or from `other`:
