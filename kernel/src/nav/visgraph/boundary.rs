@@ -59,12 +59,19 @@ struct EdgeGrid {
 }
 
 impl EdgeGrid {
+    /// The column holding `x`, clamped to the grid. The cast truncates,
+    /// which is the floor for the non-negative values and clamps negative
+    /// ones (and NaN) to 0: no call to `floor` (not an instruction on
+    /// baseline x86-64) in the cell walk.
+    #[inline]
     fn col(&self, x: f64) -> usize {
-        (((x - self.origin.x) / self.cell).floor().max(0.0) as usize).min(self.cols - 1)
+        (((x - self.origin.x) / self.cell) as usize).min(self.cols - 1)
     }
 
+    /// The row holding `y`, as [`col`](Self::col).
+    #[inline]
     fn row(&self, y: f64) -> usize {
-        (((y - self.origin.y) / self.cell).floor().max(0.0) as usize).min(self.rows - 1)
+        (((y - self.origin.y) / self.cell) as usize).min(self.rows - 1)
     }
 
     /// Calls `visit` with every cell the closed segment `pq` may touch (a

@@ -76,10 +76,9 @@ impl NodeGrid {
 
     /// The column and row holding `p` (clamped to the grid).
     fn column_row(&self, p: DVec2) -> [usize; 2] {
-        let index = |v: f64, o: f64, n: usize| {
-            let i = ((v - o) / self.cell).floor();
-            if i >= 0.0 { (i as usize).min(n - 1) } else { 0 }
-        };
+        // The cast truncates: the floor of the non-negative values, 0 for
+        // the negative ones (and NaN).
+        let index = |v: f64, o: f64, n: usize| (((v - o) / self.cell) as usize).min(n - 1);
         [
             index(p.x, self.origin.x, self.cols),
             index(p.y, self.origin.y, self.rows),

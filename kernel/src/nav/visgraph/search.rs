@@ -437,7 +437,7 @@ impl PolygonNavigator {
         .fold(f_start, f64::max);
         search.stages = SeedStages {
             seeded_to: f64::NEG_INFINITY,
-            span: (0.125 * q.start.distance(q.goal)).max((f_max - f_start) / 64.0),
+            span: (0.03125 * q.start.distance(q.goal)).max((f_max - f_start) / 64.0),
             f_max,
             done: false,
         };
