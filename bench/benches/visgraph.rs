@@ -3,7 +3,7 @@
 //! polygons), queries with exact and heuristic insertion, the search
 //! against its peer (the `pathfinding` crate's `dijkstra` over the same
 //! graph as adjacency closures, start and goal edges handed to it for
-//! free), and batched queries on one and two threads.
+//! free), and batched queries (`VisBatchPlanner`) on one and two threads.
 //!
 //! Every answer is checked before timing: the peer's costs equal ours, the
 //! traced maps' lengths are within their octile optima, the heuristic is
@@ -24,11 +24,10 @@ use convoy::nav::polygon::{PolygonMap, trace_grid};
 use convoy::nav::visgraph::boundary::EdgeStamps;
 use convoy::nav::visgraph::{
     FactionId, GraphConfig, PathCost, PolygonNavigator, QueryOptions, SearchAlgorithm,
-    StartInsertion, VisGraph, VisSearch,
+    StartInsertion, VisAnswer, VisBatchPlanner, VisGraph, VisQuery, VisSearch,
 };
 use convoy::nav::{Cell, CostGrid, Mobility, Scenario, load_map, load_scen};
 use criterion::{BenchmarkGroup, Criterion, Throughput, criterion_group, criterion_main};
-use rayon::prelude::*;
 
 const DATA: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/data/movingai");
 const QUERIES: usize = 60;
@@ -328,17 +327,18 @@ fn bench_batches(c: &mut Criterion) {
         let more: Vec<_> = queries.iter().map(|&(a, b)| (b, a)).collect();
         queries.extend(more);
     }
-    let batch = |pool: &rayon::ThreadPool| -> Vec<f64> {
-        pool.install(|| {
-            queries
-                .par_iter()
-                .map_init(
-                    || (VisSearch::new(&nav), Vec::new()),
-                    |(search, out), &q| answer(&nav, q, QueryOptions::default(), search, out).cost,
-                )
-                .collect()
+    let queries: Vec<VisQuery> = queries
+        .into_iter()
+        .map(|(start, goal)| VisQuery {
+            start,
+            goal,
+            faction: FACTION,
         })
-    };
+        .collect();
+    let batch =
+        |pool: &rayon::ThreadPool, planner: &mut VisBatchPlanner, answers: &mut Vec<VisAnswer>| {
+            pool.install(|| planner.plan(&nav, QueryOptions::default(), &queries, answers));
+        };
     let pools: Vec<rayon::ThreadPool> = [1, 2]
         .iter()
         .map(|&n| {
@@ -348,20 +348,34 @@ fn bench_batches(c: &mut Criterion) {
                 .expect("pool")
         })
         .collect();
-    let one = batch(&pools[0]);
-    let two = batch(&pools[1]);
-    assert!(
-        one.iter()
-            .zip(&two)
-            .all(|(a, b)| a.to_bits() == b.to_bits()),
+    let mut planners = [VisBatchPlanner::new(), VisBatchPlanner::new()];
+    let mut answers = [Vec::new(), Vec::new()];
+    for ((pool, planner), answers) in pools.iter().zip(&mut planners).zip(&mut answers) {
+        batch(pool, planner, answers);
+    }
+    let cost_bits = |answers: &[VisAnswer]| -> Vec<u64> {
+        answers
+            .iter()
+            .map(|a| a.result.expect("reachable").cost.to_bits())
+            .collect()
+    };
+    assert_eq!(
+        cost_bits(&answers[0]),
+        cost_bits(&answers[1]),
         "thread count changed an answer"
     );
+    assert!(answers[0] == answers[1], "thread count changed a path");
     let mut group = c.benchmark_group("visgraph_batch/random_2000_corners");
     configure(&mut group);
     group.throughput(Throughput::Elements(queries.len() as u64));
-    for (threads, pool) in [1, 2].iter().zip(&pools) {
+    for (((threads, pool), planner), answers) in [1, 2]
+        .iter()
+        .zip(&pools)
+        .zip(&mut planners)
+        .zip(&mut answers)
+    {
         group.bench_function(format!("threads_{threads}"), |b| {
-            b.iter(|| black_box(batch(pool)))
+            b.iter(|| batch(pool, planner, black_box(answers)));
         });
     }
     group.finish();

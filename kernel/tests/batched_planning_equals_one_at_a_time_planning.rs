@@ -99,3 +99,89 @@ fn work_counts_the_cells_a_jump_point_search_steps_across() {
     assert_eq!(planner.work(), planner.expanded());
     assert!(planner.expanded() >= 63);
 }
+
+/// Batched visibility-graph queries (arena2 traced to polygons, every
+/// scenario both ways, plus queries whose goal is inside a wall) equal the one-at-a-time answers bit for bit, in request
+/// order, with one and with two threads, and again when the planner's
+/// contexts are reused.
+#[test]
+fn batched_visgraph_answers_equal_sequential_answers_with_one_and_two_threads() {
+    use convoy::glam::DVec2;
+    use convoy::nav::polygon::trace_grid;
+    use convoy::nav::visgraph::{
+        FactionId, GraphConfig, PolygonNavigator, QueryOptions, VisAnswer, VisBatchPlanner,
+        VisGraph, VisQuery, VisSearch,
+    };
+
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/data/movingai");
+    let map = load_map(format!("{dir}/arena2.map")).expect("arena2.map loads");
+    let grid = CostGrid::new(&map, Mobility::GROUND).expect("ground mobility is valid");
+    let scenarios = load_scen(format!("{dir}/arena2.map.scen")).expect("arena2 scen loads");
+    let graph = VisGraph::build_on(trace_grid(&grid), &[], &[], GraphConfig::default());
+    let nav = PolygonNavigator::from_graph(graph, 1);
+    let centre = |c: Cell| DVec2::new(f64::from(c.x) + 0.5, f64::from(c.y) + 0.5);
+    let blocked = (0..grid.height())
+        .flat_map(|y| (0..grid.width()).map(move |x| Cell::new(x, y)))
+        .find(|&c| !grid.passable(c))
+        .expect("arena2 has walls");
+    let query = |start: Cell, goal: Cell| VisQuery {
+        start: centre(start),
+        goal: centre(goal),
+        faction: FactionId(0),
+    };
+    let mut queries: Vec<VisQuery> = scenarios.iter().map(|s| query(s.start, s.goal)).collect();
+    queries.extend(scenarios.iter().enumerate().map(|(i, s)| match i % 3 {
+        0 => query(s.goal, blocked),
+        _ => query(s.goal, s.start),
+    }));
+    let options = QueryOptions::default();
+    let mut search = VisSearch::new(&nav);
+    let expected: Vec<VisAnswer> = queries
+        .iter()
+        .map(|q| {
+            let mut path = Vec::new();
+            let result =
+                nav.find_path_with(q.start, q.goal, q.faction, options, &mut search, &mut path);
+            VisAnswer { result, path }
+        })
+        .collect();
+    assert!(
+        expected
+            .iter()
+            .all(|a| a.result.is_ok() || a.path.is_empty())
+    );
+    assert!(
+        expected.iter().any(|a| a.result.is_ok_and(|c| c.moved)),
+        "some goal was moved out of a wall"
+    );
+    let bits = |a: &VisAnswer| {
+        let cost = a
+            .result
+            .map(|c| (c.cost.to_bits(), c.length.to_bits(), c.expanded));
+        let path: Vec<[u32; 2]> = a
+            .path
+            .iter()
+            .map(|p| [p.x.to_bits(), p.y.to_bits()])
+            .collect();
+        (cost, path)
+    };
+    for threads in [1, 2] {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .expect("a rayon pool can be built");
+        let mut planner = VisBatchPlanner::new();
+        let mut answers = Vec::new();
+        for round in 0..2 {
+            pool.install(|| planner.plan(&nav, options, &queries, &mut answers));
+            assert_eq!(answers.len(), queries.len());
+            for (i, (got, want)) in answers.iter().zip(&expected).enumerate() {
+                assert_eq!(
+                    bits(got),
+                    bits(want),
+                    "query {i}, {threads} threads, round {round}"
+                );
+            }
+        }
+    }
+}

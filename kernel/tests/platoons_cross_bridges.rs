@@ -10,9 +10,9 @@ use std::f32::consts::PI;
 use std::sync::Arc;
 
 use convoy::formation::{Phase, Platoon, to_world};
-use convoy::glam::Vec2;
-use convoy::nav::polygon::rasterize;
-use convoy::nav::{FactionId, PolygonNavigator};
+use convoy::glam::{DVec2, Vec2};
+use convoy::nav::polygon::{BridgeSpec, PolygonMap, rasterize};
+use convoy::nav::{Cell, FactionId, PolygonNavigator};
 use convoy::vehicles::NONE;
 use convoy::{Formation, PlatoonId, PlatoonSpec, Sim, SimConfig, UnitId, UnitSpec, VehicleKind};
 use river::{inside_an_obstacle, on_bridge, river};
@@ -74,7 +74,7 @@ struct Seen {
     worst_error_m: f32,
 }
 
-fn platoon_on_deck(sim: &Sim, map: &convoy::nav::polygon::PolygonMap, platoon: &Platoon) -> bool {
+fn platoon_on_deck(sim: &Sim, map: &PolygonMap, platoon: &Platoon) -> bool {
     platoon.occupied().any(|(_, unit)| {
         let row = sim.vehicles().row_of(unit).expect("live");
         on_bridge(map, sim.vehicles().columns().position()[row])
@@ -84,7 +84,7 @@ fn platoon_on_deck(sim: &Sim, map: &convoy::nav::polygon::PolygonMap, platoon: &
 /// Steps until every platoon has arrived, asserting each tick that no unit
 /// is in the river or another obstacle and that the members of at most one
 /// platoon are on the bridge.
-fn run(sim: &mut Sim, map: &convoy::nav::polygon::PolygonMap) -> Seen {
+fn run(sim: &mut Sim, map: &PolygonMap) -> Seen {
     let mut seen = Seen::default();
     let (mut sum, mut samples) = (0.0, 0u64);
     for tick in 0..TICKS {
@@ -391,4 +391,69 @@ fn a_removed_bridge_is_planned_around_by_those_told_and_discovered_by_the_others
     for &position in sim.vehicles().columns().position() {
         assert!(position.x > 540.0, "a unit at {position} never crossed");
     }
+}
+
+/// The raster the tick's local checks read follows the bridges: after a
+/// removal the deck's cells are river again and the line of sight across
+/// is cut, after an addition the new deck's cells open and the line across
+/// is clear — each time exactly the raster of the map with the bridges
+/// that stand.
+#[test]
+fn the_raster_follows_removed_and_added_bridges() {
+    let (map, nav) = river();
+    let mut sim = sim_with(&nav, 1);
+    let raster = |sim: &Sim| Arc::clone(sim.config().map.as_ref().expect("a raster"));
+    let deck_is_open = |sim: &Sim, deck: [DVec2; 3]| {
+        let world = raster(sim);
+        let across = world.segment_is_clear(deck[0].as_vec2(), deck[2].as_vec2());
+        let cells_open = (0..=100).all(|k| {
+            let p = deck[0].lerp(deck[2], f64::from(k) / 100.0).as_vec2();
+            world.grid().passable(world.cell_at(p).expect("on the map"))
+        });
+        assert_eq!(across, cells_open, "line of sight and cells disagree");
+        across
+    };
+    let same_as_drawn = |sim: &Sim, bridges: Vec<BridgeSpec>| {
+        let expected = rasterize(
+            &PolygonMap {
+                bridges,
+                ..map.clone()
+            },
+            5.0,
+        )
+        .expect("valid cell size");
+        let world = raster(sim);
+        let differing = (0..expected.grid().height())
+            .flat_map(|y| (0..expected.grid().width()).map(move |x| Cell::new(x, y)))
+            .filter(|&cell| world.grid().cost(cell) != expected.grid().cost(cell))
+            .count();
+        assert_eq!(differing, 0, "cells differ from the map's own raster");
+        assert_eq!(world.identity(), expected.identity());
+    };
+    let first = map.bridges[0];
+    assert!(deck_is_open(&sim, first.deck()));
+    same_as_drawn(&sim, vec![first]);
+
+    sim.remove_bridge(first.id, &[FactionId(0)])
+        .expect("bridge 1 exists");
+    assert!(
+        !deck_is_open(&sim, first.deck()),
+        "the removed deck is river"
+    );
+    same_as_drawn(&sim, vec![]);
+
+    let second = BridgeSpec {
+        id: 2,
+        ends: [DVec2::new(460.0, 600.0), DVec2::new(540.0, 600.0)],
+        middle: DVec2::new(500.0, 600.0),
+    };
+    assert!(
+        !deck_is_open(&sim, second.deck()),
+        "river before the bridge"
+    );
+    sim.add_bridge(second, &[FactionId(0)])
+        .expect("a new bridge");
+    assert!(deck_is_open(&sim, second.deck()), "the added deck is open");
+    assert!(!deck_is_open(&sim, first.deck()));
+    same_as_drawn(&sim, vec![second]);
 }

@@ -151,6 +151,29 @@ fn the_real_mesh_loads_and_its_graph_round_trips() {
             "node {node}'s edges"
         );
     }
+    // Queries on the loaded graph (its cached corner sectors rebuilt) give
+    // the built graph's answers.
+    let positions = graph.positions().to_vec();
+    let navigators = [graph, loaded].map(|g| convoy::nav::PolygonNavigator::from_graph(g, 1));
+    let mut search = convoy::nav::VisSearch::new(&navigators[0]);
+    let mut out = Vec::new();
+    let n = positions.len();
+    for k in 0..40 {
+        let (a, b) = (positions[k * 7 % n], positions[(k * 31 + n / 2) % n]);
+        let [built, reloaded] = [0, 1].map(|i| {
+            navigators[i]
+                .find_path_with(
+                    a,
+                    b,
+                    convoy::nav::FactionId(0),
+                    convoy::nav::QueryOptions::default(),
+                    &mut search,
+                    &mut out,
+                )
+                .map(|c| c.cost.to_bits())
+        });
+        assert_eq!(built, reloaded, "query {k}");
+    }
     let mut flipped = blob.clone();
     let at = flipped.len() / 2;
     flipped[at] ^= 0x10;

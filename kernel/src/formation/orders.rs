@@ -9,7 +9,7 @@ use glam::Vec2;
 use super::platoon::{SPOT_GAP_M, slot_for_reinforcement, vacate};
 use super::shape::to_world;
 use super::{Formation, MAX_MEMBERS, Phase, Platoon, PlatoonError, PlatoonId, PlatoonSpec};
-use crate::nav::polygon::BridgeSpec;
+use crate::nav::polygon::{BridgeSpec, redraw_bridge_decks};
 use crate::nav::visgraph::BridgeError;
 use crate::nav::{FactionId, PathRequest, WorldMap};
 use crate::sim::Sim;
@@ -226,7 +226,8 @@ impl Sim {
 
     /// Takes bridge `id` out of the world (blown up, taken down); only the
     /// `known_to` factions know at once. Platoons of other factions still
-    /// plan over it, and replan when they come to it and find it gone.
+    /// plan over it, and replan when they come to it and find it gone. The
+    /// raster's deck cells get back the terrain below the bridge.
     ///
     /// # Errors
     /// [`BridgeError`]: no polygon map, an unknown bridge or faction.
@@ -236,10 +237,13 @@ impl Sim {
             .polygon
             .as_mut()
             .ok_or(BridgeError::Unknown(id))?;
-        Arc::make_mut(nav).remove_bridge(id, known_to)
+        Arc::make_mut(nav).remove_bridge(id, known_to)?;
+        self.redraw_bridge_decks();
+        Ok(())
     }
 
-    /// Adds a bridge to the world, known to the `known_to` factions.
+    /// Adds a bridge to the world, known to the `known_to` factions; the
+    /// raster's cells under its deck open.
     ///
     /// # Errors
     /// [`BridgeError`]: no polygon map, a duplicate id, a point that is
@@ -254,7 +258,20 @@ impl Sim {
         nav.add_bridge(spec, known_to)?;
         let bridges = nav.bridge_count();
         self.formations.reserve_bridges(bridges);
+        self.redraw_bridge_decks();
         Ok(())
+    }
+
+    /// Redraws the raster's bridge decks after a bridge came or went, so the
+    /// tick's local checks (lines of sight, ground under a unit) see the
+    /// bridges that stand. Between ticks; builds a new raster.
+    fn redraw_bridge_decks(&mut self) {
+        let (Some(map), Some(nav)) = (&mut self.config.map, &self.config.polygon) else {
+            return;
+        };
+        if let Some(redrawn) = redraw_bridge_decks(map, nav.standing_decks()) {
+            *map = Arc::new(redrawn);
+        }
     }
 
     /// After a tick: each platoon that found its bridge gone tells its

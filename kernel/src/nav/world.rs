@@ -9,10 +9,13 @@
 //! Armada paper's rubber-banding, step 2), at most [`ROUTE_POINTS`] of them.
 //! A unit at the end of a truncated route asks again from where it stands.
 
+use std::sync::Arc;
+
 use glam::Vec2;
 
 use super::astar::Path;
 use super::grid::{Cell, CostGrid, GridMap, Mobility, MobilityError};
+use super::polygon::raster::Ground;
 use super::quadtree::supercover;
 use crate::spatial::Bounds;
 
@@ -36,6 +39,8 @@ pub struct WorldMap {
     /// Whether a road runs through each cell (row-major); empty on a map
     /// without roads.
     road: Vec<bool>,
+    /// A rasterised polygon map's terrain without bridge decks.
+    ground: Option<Arc<Ground>>,
 }
 
 impl WorldMap {
@@ -64,6 +69,7 @@ impl WorldMap {
             identity: hasher.digest(),
             blocked_before,
             road: Vec::new(),
+            ground: None,
         })
     }
 
@@ -92,6 +98,20 @@ impl WorldMap {
 
     fn row_major(&self, cell: Cell) -> usize {
         cell.y as usize * self.grid.width() as usize + cell.x as usize
+    }
+
+    /// This map, remembering `ground`: the terrain it was drawn from
+    /// before the bridge decks were opened.
+    pub(crate) fn with_ground(self, ground: Arc<Ground>) -> WorldMap {
+        WorldMap {
+            ground: Some(ground),
+            ..self
+        }
+    }
+
+    /// The terrain without bridge decks, on a rasterised polygon map.
+    pub(crate) fn ground(&self) -> Option<&Arc<Ground>> {
+        self.ground.as_ref()
     }
 
     /// Whether every cell in the rectangle spanned by `a` and `b` is

@@ -22,7 +22,7 @@ use thiserror::Error;
 pub use grid::{crosses_blocked_cell, trace_grid};
 pub use json::{PolygonFileError, load_polygon_map, parse_polygon_map};
 pub use mesh::{MeshError, MeshParseError, load_mesh, parse_mesh};
-pub use raster::{RasterError, rasterize};
+pub use raster::{RasterError, rasterize, redraw_bridge_decks};
 
 /// A closed ring of points (the closing edge from the last point back to the
 /// first is implied; the first point is not repeated).
@@ -46,6 +46,14 @@ pub struct BridgeSpec {
     pub ends: [DVec2; 2],
     /// The middle of the deck.
     pub middle: DVec2,
+}
+
+impl BridgeSpec {
+    /// The deck's polyline: end, middle, end.
+    #[must_use]
+    pub fn deck(&self) -> [DVec2; 3] {
+        [self.ends[0], self.middle, self.ends[1]]
+    }
 }
 
 /// A polygon map: the seed paper's containers, obstacles, swamps, roads and

@@ -13,15 +13,23 @@
 //! passes over are marked as road ([`WorldMap::on_road`]): Company of
 //! Heroes squads close into a staggered column there.
 //!
+//! Bridges come and go at run time ([`crate::Sim::remove_bridge`],
+//! [`crate::Sim::add_bridge`]), so the raster keeps the terrain without any
+//! deck: [`redraw_bridge_decks`] draws the standing decks over it again, and
+//! gives exactly what [`rasterize`] gives for the map with those bridges (a
+//! removed deck's cells get back the river, or whatever lies below).
+//!
 //! Swamp cells slow units by the grid's swamp multiplier
 //! ([`crate::nav::grid::SWAMP_COST`]), not by each swamp polygon's own
 //! cost, which the route planner uses. The obstacles are rasterised as
 //! drawn, without the planner's clearance.
 
+use std::sync::Arc;
+
 use glam::DVec2;
 use thiserror::Error;
 
-use super::{PolygonMap, Ring, point_in_ring};
+use super::{BridgeSpec, PolygonMap, Ring, point_in_ring};
 use crate::nav::grid::{Cell, GridError, GridMap, MobilityError, Terrain, check_size};
 use crate::nav::{Mobility, WorldMap};
 
@@ -73,26 +81,74 @@ pub fn rasterize(map: &PolygonMap, cell_size: f32) -> Result<WorldMap, RasterErr
             (terrain == Terrain::Open).then_some(Terrain::Swamp)
         });
     }
-    for bridge in &map.bridges {
-        let deck = [bridge.ends[0], bridge.middle, bridge.ends[1]];
-        for piece in deck.windows(2) {
-            for cell in cells_along(&grid, frame, piece[0], piece[1]) {
-                grid.set(cell, Terrain::Open);
-            }
-        }
-    }
-    let road_cells: Vec<Cell> = map
+    let roads = map
         .roads
         .iter()
         .flat_map(|road| road.windows(2))
         .flat_map(|piece| cells_along(&grid, frame, piece[0], piece[1]))
         .collect();
-    let world = WorldMap::new(&grid, Mobility::GROUND, low.as_vec2(), cell_size)?;
-    Ok(world.with_roads(road_cells))
+    let ground = Arc::new(Ground {
+        terrain: grid,
+        roads,
+        frame,
+        cell_size,
+        mobility: Mobility::GROUND,
+    });
+    Ok(draw_decks(
+        ground,
+        map.bridges.iter().map(BridgeSpec::deck),
+    )?)
+}
+
+/// `world` with its bridge decks redrawn: the terrain without any deck,
+/// then every cell each of `decks` (end, middle, end) passes over opened —
+/// what [`rasterize`] gives for the map with just those bridges. `None`
+/// when `world` is not a rasterised polygon map. Builds a new map
+/// (allocates): call it between ticks, when a bridge is added or removed.
+#[must_use]
+pub fn redraw_bridge_decks(
+    world: &WorldMap,
+    decks: impl IntoIterator<Item = [DVec2; 3]>,
+) -> Option<WorldMap> {
+    let ground = Arc::clone(world.ground()?);
+    // The mobility was valid when the raster was first drawn.
+    draw_decks(ground, decks).ok()
+}
+
+/// A rasterised polygon map's terrain without bridge decks, and where it
+/// lies, kept so the decks can be redrawn when bridges come and go.
+#[derive(Debug)]
+pub(crate) struct Ground {
+    terrain: GridMap,
+    /// The cells the roads pass over.
+    roads: Vec<Cell>,
+    frame: Frame,
+    cell_size: f32,
+    mobility: Mobility,
+}
+
+/// The world map of `ground` with every cell of `decks` opened.
+fn draw_decks(
+    ground: Arc<Ground>,
+    decks: impl IntoIterator<Item = [DVec2; 3]>,
+) -> Result<WorldMap, MobilityError> {
+    let mut grid = ground.terrain.clone();
+    for deck in decks {
+        for piece in deck.windows(2) {
+            for cell in cells_along(&grid, ground.frame, piece[0], piece[1]) {
+                grid.set(cell, Terrain::Open);
+            }
+        }
+    }
+    let origin = ground.frame.low.as_vec2();
+    let world = WorldMap::new(&grid, ground.mobility, origin, ground.cell_size)?;
+    Ok(world
+        .with_roads(ground.roads.iter().copied())
+        .with_ground(ground))
 }
 
 /// Where cell `(0, 0)` starts and how big a cell is.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 struct Frame {
     low: DVec2,
     size: f64,

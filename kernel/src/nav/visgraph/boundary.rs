@@ -59,12 +59,19 @@ struct EdgeGrid {
 }
 
 impl EdgeGrid {
+    /// The column holding `x`, clamped to the grid. The cast truncates,
+    /// which is the floor for the non-negative values and clamps negative
+    /// ones (and NaN) to 0: no call to `floor` (not an instruction on
+    /// baseline x86-64) in the cell walk.
+    #[inline]
     fn col(&self, x: f64) -> usize {
-        (((x - self.origin.x) / self.cell).floor().max(0.0) as usize).min(self.cols - 1)
+        (((x - self.origin.x) / self.cell) as usize).min(self.cols - 1)
     }
 
+    /// The row holding `y`, as [`col`](Self::col).
+    #[inline]
     fn row(&self, y: f64) -> usize {
-        (((y - self.origin.y) / self.cell).floor().max(0.0) as usize).min(self.rows - 1)
+        (((y - self.origin.y) / self.cell) as usize).min(self.rows - 1)
     }
 
     /// Calls `visit` with every cell the closed segment `pq` may touch (a
@@ -243,7 +250,7 @@ impl Boundary {
 
     /// The free sector at `v`: from `u` counter-clockwise to `w`.
     #[inline]
-    fn sector(&self, v: u32) -> (DVec2, DVec2) {
+    pub(super) fn sector(&self, v: u32) -> (DVec2, DVec2) {
         let at = self.vertex(v);
         (
             self.vertex(self.next(v)) - at,
@@ -265,16 +272,6 @@ impl Boundary {
         } else {
             true
         }
-    }
-
-    /// Whether a shortest path may bend at corner `v` toward or from
-    /// direction `d`: the line through `v` along `d` has both contour
-    /// neighbours of `v` on one side (it is tangent to the obstacle there).
-    #[inline]
-    #[must_use]
-    pub fn is_tangent(&self, v: u32, d: DVec2) -> bool {
-        let (u, w) = self.sector(v);
-        d.perp_dot(u) * d.perp_dot(w) >= 0.0
     }
 
     /// Whether segment `pq` stays in the closed free space (see the module

@@ -4,9 +4,9 @@
 //! Layout (little-endian): the magic `CVYVISGR`, a `u32` version, the body's
 //! length (`u64`) and XXH3-64, then the body: settings, the free space's
 //! contours, the swamps, the nodes and the CSR edges (targets, plain costs,
-//! lengths, road flags). Effective costs and the edge grid are rebuilt on
-//! load. Truncated, corrupted or wrong-version blobs are refused with a
-//! [`GraphFileError`].
+//! lengths, road flags). Effective costs, the corners' sectors, the node grid
+//! and the edge grid are rebuilt on load. Truncated, corrupted or wrong-version blobs are
+//! refused with a [`GraphFileError`].
 
 use std::io::{Read, Write};
 
@@ -15,6 +15,7 @@ use thiserror::Error;
 use xxhash_rust::xxh3::xxh3_64;
 
 use super::boundary::Boundary;
+use super::nodes::NodeGrid;
 use super::swamps::Swamps;
 use super::{GraphConfig, NO_VERTEX, VisGraph};
 use crate::nav::clearance::FreeSpace;
@@ -179,8 +180,12 @@ fn decode(r: &mut Reader<'_>) -> Result<VisGraph, GraphFileError> {
             road_cost_factor,
         },
         costs: Vec::new(),
+        sectors: Vec::new(),
+        node_grid: NodeGrid::default(),
+        fast_edges: false,
     };
     check_graph(&graph)?;
+    graph.bake_node_caches();
     graph.bake_costs();
     Ok(graph)
 }

@@ -20,11 +20,13 @@
 //!   blob ([`file`]).
 //!
 //! The search over it, with start/goal insertion, bridges and factions, is
-//! [`navigator`].
+//! [`navigator`]; [`batch`] answers many queries across the rayon pool.
 
+pub mod batch;
 pub mod boundary;
 pub mod file;
 pub mod navigator;
+mod nodes;
 pub mod search;
 pub mod swamps;
 
@@ -35,10 +37,12 @@ use rayon::prelude::*;
 use thiserror::Error;
 
 use self::boundary::{Boundary, EdgeStamps};
+use self::nodes::NodeGrid;
 use self::swamps::Swamps;
 use super::clearance::{ClearanceError, FreeSpace, free_space};
 use super::polygon::{PolygonMap, PolygonMapError, Swamp};
 
+pub use batch::{VisAnswer, VisBatchPlanner, VisQuery};
 pub use file::GraphFileError;
 pub use navigator::{
     BridgeError, BridgeTraffic, FactionId, NavError, PathCost, PolygonNavigator, QueryOptions,
@@ -94,6 +98,13 @@ pub struct VisGraph {
     /// Per node: its boundary vertex when it is an obstacle corner, else
     /// [`NO_VERTEX`].
     corner_vertex: Vec<u32>,
+    /// Per node: its corner's free sector `[u, w]` (the directions to its
+    /// contour neighbours), zero for a node that is not a corner — so the
+    /// tangent test, asked of every node by every query, reads one entry
+    /// instead of five scattered ones.
+    sectors: Vec<[DVec2; 2]>,
+    /// The nodes bucketed in a grid, for seeding queries in stages.
+    node_grid: NodeGrid,
     /// CSR adjacency: node `i`'s edges are `offsets[i]..offsets[i + 1]`.
     offsets: Vec<u32>,
     targets: Vec<u32>,
@@ -103,6 +114,9 @@ pub struct VisGraph {
     plain_costs: Vec<f64>,
     lengths: Vec<f64>,
     road: Vec<bool>,
+    /// Whether some road edge is cheaper than its length (set with the
+    /// costs: every query asks, so it is not recounted each time).
+    fast_edges: bool,
     config: GraphConfig,
 }
 
@@ -147,6 +161,7 @@ impl VisGraph {
             }
         }
         let road_pairs = graph.add_road_nodes(roads);
+        graph.bake_node_caches();
         let rows = graph.build_rows();
         graph.fill_edges(&rows, &road_pairs);
         graph
@@ -221,14 +236,39 @@ impl VisGraph {
             .collect()
     }
 
-    /// Whether a path may bend at `node` toward or from `other`.
+    /// Caches every node's free sector (see `sectors`) and buckets the
+    /// nodes in their grid.
+    fn bake_node_caches(&mut self) {
+        self.sectors = self
+            .corner_vertex
+            .iter()
+            .map(|&v| {
+                if v == NO_VERTEX {
+                    [DVec2::ZERO; 2]
+                } else {
+                    let (u, w) = self.boundary.sector(v);
+                    [u, w]
+                }
+            })
+            .collect();
+        self.node_grid = NodeGrid::new(&self.positions);
+    }
+
+    /// The nodes' grid.
+    fn node_grid(&self) -> &NodeGrid {
+        &self.node_grid
+    }
+
+    /// Whether a shortest path may bend at `node` toward or from `other`:
+    /// the line through the corner from `other` has both of its contour
+    /// neighbours on one side (it is tangent to the obstacle there); always
+    /// at a node that is not a corner (its zero sector makes both sides
+    /// zero).
     #[inline]
     fn tangent_at(&self, node: u32, other: DVec2) -> bool {
-        let v = self.corner_vertex[node as usize];
-        v == NO_VERTEX
-            || self
-                .boundary
-                .is_tangent(v, other - self.positions[node as usize])
+        let [u, w] = self.sectors[node as usize];
+        let d = other - self.positions[node as usize];
+        d.perp_dot(u) * d.perp_dot(w) >= 0.0
     }
 
     /// Mirrors the rows into the CSR arrays (rows ascending, so every
@@ -269,6 +309,7 @@ impl VisGraph {
 
     fn bake_costs(&mut self) {
         let factor = self.config.road_cost_factor;
+        self.fast_edges = factor < 1.0 && self.road.iter().any(|&r| r);
         self.costs = (0..self.targets.len())
             .map(|e| {
                 let plain = self.plain_costs[e];
@@ -344,7 +385,7 @@ impl VisGraph {
     /// open ground), which makes the straight line no longer a lower bound.
     #[must_use]
     pub fn has_fast_edges(&self) -> bool {
-        self.config.road_cost_factor < 1.0 && self.road.iter().any(|&r| r)
+        self.fast_edges
     }
 
     /// The smallest cost per unit length of any edge: the factor that keeps

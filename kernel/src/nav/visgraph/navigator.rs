@@ -405,6 +405,15 @@ impl PolygonNavigator {
         self.bridges.len()
     }
 
+    /// The decks (end, middle, end, as drawn) of the bridges that stand in
+    /// the world, whatever the factions believe.
+    pub fn standing_decks(&self) -> impl Iterator<Item = [DVec2; 3]> + '_ {
+        self.bridges
+            .iter()
+            .filter(|b| b.in_world)
+            .map(|b| b.spec.deck())
+    }
+
     /// Whether bridge `id` stands in the world.
     ///
     /// # Errors
