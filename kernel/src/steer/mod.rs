@@ -202,11 +202,14 @@ fn steer_rows(columns: &mut ColumnsMut<'_>, movers: &[Mover], world: SteerWorld<
                     let mut search = ThreatSearch::new(me, seek);
                     let centre = rebuilt_at[place];
                     spatial.for_each_row_range(centre, world.avoid_radius, |range| {
-                        let begin = range.start;
-                        let candidates = rebuilt_at[range.clone()].iter().zip(&movers[range]);
-                        for (index, (at, other)) in candidates.enumerate() {
-                            if centre.distance_squared(*at) <= radius_sq && begin + index != place {
-                                search.consider(other);
+                        // The unit's own index in this run (out of range
+                        // when it is not in it).
+                        let own = place.wrapping_sub(range.start);
+                        let at = &rebuilt_at[range.clone()];
+                        let others = &movers[range][..at.len()];
+                        for index in 0..at.len() {
+                            if centre.distance_squared(at[index]) <= radius_sq && index != own {
+                                search.consider(&others[index]);
                             }
                         }
                     });
@@ -222,7 +225,8 @@ fn steer_rows(columns: &mut ColumnsMut<'_>, movers: &[Mover], world: SteerWorld<
                     apply(response, seek, &mut tally)
                 };
                 desired[offset] = wanted;
-                let distance = me.position.distance(target);
+                let to_target = target - me.position;
+                let distance = to_target.length();
                 if distance <= ARRIVE_RADIUS {
                     tally[0] += 1;
                     stalled[offset] = 0.0;
@@ -232,7 +236,7 @@ fn steer_rows(columns: &mut ColumnsMut<'_>, movers: &[Mover], world: SteerWorld<
                     // so a member keeping pace behind a moving slot
                     // progresses, and one shuttling to and fro, or pushed
                     // back as far as it drives, does not.
-                    let toward = (target - me.position) / distance;
+                    let toward = to_target / distance;
                     // Floored at 0: way lost (pushed back) is not owed
                     // before new way counts.
                     progress[offset] = (progress[offset]
