@@ -28,6 +28,7 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
 use glam::Vec2;
 
+use super::angles;
 use crate::parallel::for_each_chunk3;
 use crate::vehicles::{ColumnsMut, Handling, VehicleKind};
 
@@ -117,7 +118,7 @@ fn aim(motion: &Motion, forward: Vec2, desired: Vec2, final_heading: f32, limits
             heading,
         };
     }
-    let want_heading = desired.y.atan2(desired.x);
+    let want_heading = angles::atan2(desired.y, desired.x);
     let along = desired.dot(forward);
     if along >= 0.0 {
         // Cases 1 and 4 (goal ahead): forward, slowing for sharp turns.
@@ -140,7 +141,7 @@ fn aim(motion: &Motion, forward: Vec2, desired: Vec2, final_heading: f32, limits
         } else {
             want_heading
         };
-        Vec2::from_angle(facing).dot(forward) >= 0.0
+        angles::direction(facing).dot(forward) >= 0.0
     };
     if handling.reverses && want_speed < SHORT_REVERSE_FRACTION * limits.max_speed && facing_kept()
     {
@@ -170,6 +171,7 @@ fn aim(motion: &Motion, forward: Vec2, desired: Vec2, final_heading: f32, limits
 
 /// Advances one unit by `dt` toward `desired` velocity within its limits.
 #[must_use]
+#[inline]
 pub fn drive(
     motion: Motion,
     desired: Vec2,
@@ -177,7 +179,7 @@ pub fn drive(
     limits: &Limits,
     dt: f32,
 ) -> Motion {
-    let forward = Vec2::from_angle(motion.heading);
+    let forward = angles::direction(motion.heading);
     let aim = aim(&motion, forward, desired, final_heading, limits);
     let speed = motion.velocity.dot(forward);
     let target = aim
@@ -200,7 +202,7 @@ pub fn drive(
     let direction = if turn == 0.0 {
         forward
     } else {
-        Vec2::from_angle(heading)
+        angles::direction(heading)
     };
     let velocity = direction * new_speed;
     Motion {

@@ -11,6 +11,7 @@
 //! [`follow`] drives wheeled units along those curves (called by the `paths`
 //! stage's follow pass).
 
+pub mod angles;
 pub mod avoid;
 pub mod dynamics;
 pub mod field;
