@@ -24,35 +24,26 @@ const HALF_PI_PARTS: [f32; 3] = [1.570_312_5, 4.837_513e-4, 7.549_79e-8];
 /// angles (never a wrapped heading) go to libm.
 const REDUCTION_LIMIT: f32 = 64.0 * PI;
 
-/// The angle of `(x, y)` from +x, in `[-π, π]`, like [`f32::atan2`]; 0 for
-/// the origin.
+/// The angle of `(x, y)` from +x, in `[-π, π]`, like [`f32::atan2`] (its
+/// sign is `y`'s, also for ±0); ±0 for the origin.
 #[must_use]
 #[inline]
 pub fn atan2(y: f32, x: f32) -> f32 {
     let (ax, ay) = (x.abs(), y.abs());
-    let (small, large) = if ay > ax { (ax, ay) } else { (ay, ax) };
+    let steep = ay > ax;
+    let (small, large) = (ax.min(ay), ax.max(ay));
     // The octant's angle: atan(small / large), in [0, π/4].
     let about_quarter = small > TAN_PI_8 * large;
-    let (numerator, denominator, base) = if about_quarter {
-        (small - large, small + large, FRAC_PI_4)
-    } else {
-        (small, large, 0.0)
-    };
-    let t = if denominator > 0.0 {
-        numerator / denominator
-    } else {
-        0.0
-    };
+    let numerator = select(about_quarter, small - large, small);
+    let denominator = select(about_quarter, small + large, large);
+    let base = select(about_quarter, FRAC_PI_4, 0.0);
+    let t = select(denominator > 0.0, numerator / denominator, 0.0);
     let z = t * t;
     let poly = ((8.053_744_5e-2 * z - 1.387_768_6e-1) * z + 1.997_771_1e-1) * z - 3.333_295e-1;
-    let mut angle = base + (poly * z * t + t);
-    if ay > ax {
-        angle = FRAC_PI_2 - angle;
-    }
-    if x < 0.0 {
-        angle = PI - angle;
-    }
-    if y < 0.0 { -angle } else { angle }
+    let octant = base + (poly * z * t + t);
+    let quarter = select(steep, FRAC_PI_2 - octant, octant);
+    let half = select(x < 0.0, PI - quarter, quarter);
+    half.copysign(y)
 }
 
 /// The unit vector at `angle` radians from +x, `(cos, sin)`, like
@@ -60,10 +51,17 @@ pub fn atan2(y: f32, x: f32) -> f32 {
 #[must_use]
 #[inline]
 pub fn direction(angle: f32) -> Vec2 {
-    // Also sends NaN there.
-    if angle.abs() > REDUCTION_LIMIT || angle.is_nan() {
-        return Vec2::from_angle(angle);
+    if angle.abs() <= REDUCTION_LIMIT {
+        reduced_direction(angle)
+    } else {
+        // Also NaN.
+        Vec2::from_angle(angle)
     }
+}
+
+/// [`direction`] for angles within [`REDUCTION_LIMIT`].
+#[inline]
+fn reduced_direction(angle: f32) -> Vec2 {
     // The nearest quadrant, rounding half away from zero (`round` is a
     // libm call on baseline x86-64); |quadrant| ≤ 128, exact as f32.
     let quadrant = (angle * FRAC_2_PI + 0.5f32.copysign(angle)) as i32;
@@ -72,12 +70,21 @@ pub fn direction(angle: f32) -> Vec2 {
     let z = r * r;
     let sin = ((-1.951_529_6e-4 * z + 8.332_161e-3) * z - 1.666_665_5e-1) * z * r + r;
     let cos = ((2.443_315_7e-5 * z - 1.388_731_6e-3) * z + 4.166_664_6e-2) * z * z - 0.5 * z + 1.0;
-    match quadrant & 3 {
-        0 => Vec2::new(cos, sin),
-        1 => Vec2::new(-sin, cos),
-        2 => Vec2::new(-cos, -sin),
-        _ => Vec2::new(sin, -cos),
-    }
+    // Quadrants 1 and 3 swap the pair (negating the new x), 2 and 3
+    // negate both.
+    let odd = quadrant & 1 != 0;
+    let (x, y) = (select(odd, -sin, cos), select(odd, cos, sin));
+    let sign = select(quadrant & 2 != 0, -1.0, 1.0);
+    Vec2::new(x * sign, y * sign)
+}
+
+/// `if condition { when_true } else { when_false }` without a branch: the
+/// angles' cases depend on the direction, which no branch predictor
+/// guesses.
+#[inline]
+fn select(condition: bool, when_true: f32, when_false: f32) -> f32 {
+    let mask = u32::from(condition).wrapping_neg();
+    f32::from_bits((when_true.to_bits() & mask) | (when_false.to_bits() & !mask))
 }
 
 #[cfg(test)]
@@ -138,5 +145,6 @@ mod tests {
             assert!((f64::from(atan2(y, x)) - exact).abs() < 3e-7, "{y}, {x}");
         }
         assert_eq!(atan2(0.0, 0.0), 0.0);
+        assert_eq!(atan2(-0.0, -1.0), -PI);
     }
 }

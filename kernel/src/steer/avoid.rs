@@ -288,6 +288,7 @@ pub fn respond(
 /// The shortest distance between two segments (Ericson, *Real-Time
 /// Collision Detection*, §5.1.9).
 #[must_use]
+#[inline]
 pub fn segment_distance(first: (Vec2, Vec2), second: (Vec2, Vec2)) -> f32 {
     let (p1, q1) = first;
     let (p2, q2) = second;
