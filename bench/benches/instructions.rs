@@ -23,7 +23,7 @@ use std::hint::black_box;
 
 use convoy::glam::Vec2;
 use convoy::separation::{Separation, SeparationInput};
-use convoy::steer::{self, SteerWorld, dynamics};
+use convoy::steer::{SteerWorld, Steering, dynamics};
 use convoy::{Profile, Sim, SpatialHash, scenario};
 use gungraun::{
     Callgrind, LibraryBenchmarkConfig, library_benchmark, library_benchmark_group, main,
@@ -34,11 +34,12 @@ use shield_crowd::{SHIELD_CROWD_CELL, ShieldCrowd, shield_crowd};
 const PROFILE: &str = include_str!("../../profiles/default.toml");
 
 /// A world ready for any stage: the `Sim` plus the stage state the `Sim`
-/// keeps private (its spatial hash and separation scratch), rebuilt here
-/// the way `Sim::step` builds them.
+/// keeps private (its spatial hash, steering and separation scratch),
+/// rebuilt here the way `Sim::step` builds them.
 struct World {
     sim: Sim,
     spatial: SpatialHash,
+    steering: Steering,
     separation: Separation,
     dt: f32,
     max_travel: f32,
@@ -67,9 +68,12 @@ fn world() -> World {
     )
     .expect("the profile's grid is valid");
     separation.reserve(columns.position().len());
+    let mut steering = Steering::default();
+    steering.reserve(columns.position().len());
     World {
         sim,
         spatial,
+        steering,
         separation,
         dt,
         max_travel,
@@ -99,7 +103,7 @@ fn steering(mut world: World) -> World {
         dt: world.dt,
     };
     let mut columns = world.sim.vehicles_mut();
-    black_box(steer::steer_columns(&mut columns, steer_world));
+    black_box(world.steering.run(&mut columns, steer_world));
     world
 }
 

@@ -6,7 +6,7 @@
 //! the avoidance radius set so each unit has about 8 neighbours (the mean
 //! is printed). Three benchmarks, throughput in units:
 //!
-//! - `stages`: `steer_columns` then `integrate_columns`, on the default pool
+//! - `stages`: `Steering::run` then `integrate_columns`, on the default pool
 //!   — what `Sim::step` pays for these two stages;
 //! - `force21_avoidance`: one thread, per unit: the threat search over its
 //!   neighbour list and the response;
@@ -23,9 +23,9 @@ use std::borrow::Cow;
 use std::hint::black_box;
 
 use convoy::glam::Vec2;
-use convoy::steer::avoid::{self, Body, ThreatSearch};
+use convoy::steer::avoid::{self, Body, Mover, ThreatSearch};
 use convoy::steer::seek::drive_to_velocity;
-use convoy::steer::{self, SteerWorld, dynamics};
+use convoy::steer::{SteerWorld, Steering, dynamics};
 use convoy::{Profile, Sim, SpatialHash, scenario};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 
@@ -35,10 +35,11 @@ const AVOID_RADIUS: f32 = 11.3;
 /// ORCA's look-ahead, the same as Force 21's horizon.
 const TIME_HORIZON: f32 = avoid::HORIZON_S;
 
-/// The world, its hash and each unit's neighbour list (CSR).
+/// The world, its hash, the steering stage and each unit's neighbour list (CSR).
 struct World {
     sim: Sim,
     spatial: SpatialHash,
+    steering: Steering,
     dt: f32,
     neighbour_start: Vec<u32>,
     neighbours: Vec<u32>,
@@ -63,9 +64,12 @@ fn build_world() -> World {
         spatial.for_each_neighbour(unit, AVOID_RADIUS, |other, _| neighbours.push(other));
         neighbour_start.push(neighbours.len() as u32);
     }
+    let mut steering = Steering::default();
+    steering.reserve(sim.vehicles().len());
     World {
         sim,
         spatial,
+        steering,
         dt: profile.run.dt,
         neighbour_start,
         neighbours,
@@ -78,7 +82,7 @@ impl World {
         &self.neighbours[range]
     }
 
-    fn body(&self, unit: usize) -> Body {
+    fn body(&self, unit: usize) -> Mover {
         let columns = self.sim.vehicles().columns();
         Body {
             position: columns.position()[unit],
@@ -87,6 +91,7 @@ impl World {
             altitude: columns.altitude()[unit],
             shield: columns.shield()[unit],
         }
+        .mover()
     }
 
     fn preferred(&self, unit: usize) -> Vec2 {
@@ -104,12 +109,20 @@ impl World {
     fn force21(&self) -> usize {
         let columns = self.sim.vehicles().columns();
         let mut avoiding = 0;
+        let mut neighbours = Vec::new();
         for unit in 0..columns.position().len() {
             let me = self.body(unit);
             let seek = self.preferred(unit);
-            let mut search = ThreatSearch::new(me, seek);
-            for &other in self.neighbours_of(unit) {
-                search.consider(&self.body(other as usize));
+            // Gathered first, as ORCA's agents are below.
+            neighbours.clear();
+            neighbours.extend(
+                self.neighbours_of(unit)
+                    .iter()
+                    .map(|&other| self.body(other as usize)),
+            );
+            let mut search = ThreatSearch::new(&me, seek);
+            for other in &neighbours {
+                search.consider(other);
             }
             let response = avoid::respond(
                 &me,
@@ -167,7 +180,7 @@ impl World {
                 dodgy_2d::Agent {
                     position: dodgy_2d::Vec2::new(body.position.x, body.position.y),
                     velocity: dodgy_2d::Vec2::new(body.velocity.x, body.velocity.y),
-                    radius: body.shield.x.max(body.shield.y),
+                    radius: body.bounding_radius,
                     avoidance_responsibility: 1.0,
                 }
             })
@@ -197,7 +210,11 @@ fn steering(c: &mut Criterion) {
     group.bench_function("stages", |b| {
         b.iter(|| {
             let World {
-                sim, spatial, dt, ..
+                sim,
+                spatial,
+                steering,
+                dt,
+                ..
             } = &mut world;
             let steer_world = SteerWorld {
                 spatial,
@@ -207,7 +224,7 @@ fn steering(c: &mut Criterion) {
                 dt: *dt,
             };
             let mut columns = sim.vehicles_mut();
-            let steered = steer::steer_columns(&mut columns, steer_world);
+            let steered = steering.run(&mut columns, steer_world);
             let moved = dynamics::integrate_columns(&mut columns, *dt);
             black_box((steered, moved))
         })

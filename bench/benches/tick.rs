@@ -16,7 +16,7 @@ mod common;
 
 use std::hint::black_box;
 
-use convoy::steer::{self, SteerWorld, dynamics};
+use convoy::steer::{SteerWorld, Steering, dynamics};
 use convoy::{Profile, Sim, SpatialHash, scenario};
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 
@@ -42,7 +42,7 @@ fn world(units: u32) -> (Sim, SpatialHash, f32) {
     (sim, spatial, profile.run.dt)
 }
 
-fn steer_once(sim: &mut Sim, spatial: &SpatialHash, dt: f32) -> usize {
+fn steer_once(sim: &mut Sim, steering: &mut Steering, spatial: &SpatialHash, dt: f32) -> usize {
     let world = SteerWorld {
         spatial,
         map: None,
@@ -50,7 +50,7 @@ fn steer_once(sim: &mut Sim, spatial: &SpatialHash, dt: f32) -> usize {
         bodies: &[],
         dt,
     };
-    steer::steer_columns(&mut sim.vehicles_mut(), world).avoiding
+    steering.run(&mut sim.vehicles_mut(), world).avoiding
 }
 
 fn integrate_once(sim: &mut Sim, dt: f32) -> usize {
@@ -58,8 +58,8 @@ fn integrate_once(sim: &mut Sim, dt: f32) -> usize {
 }
 
 /// Checks the answers once, outside the timing (and whatever the filter).
-fn check_answers(sim: &mut Sim, spatial: &SpatialHash, dt: f32) {
-    steer_once(sim, spatial, dt);
+fn check_answers(sim: &mut Sim, steering: &mut Steering, spatial: &SpatialHash, dt: f32) {
+    steer_once(sim, steering, spatial, dt);
     let columns = sim.vehicles().columns();
     let too_fast = columns
         .desired_velocity()
@@ -80,11 +80,12 @@ fn check_answers(sim: &mut Sim, spatial: &SpatialHash, dt: f32) {
 fn stages(c: &mut Criterion) {
     for units in [10_000u32, 100_000] {
         let (mut sim, spatial, dt) = world(units);
-        check_answers(&mut sim, &spatial, dt);
+        let mut steering = Steering::default();
+        check_answers(&mut sim, &mut steering, &spatial, dt);
         let mut group = c.benchmark_group(format!("tick/{units}"));
         group.throughput(Throughput::Elements(u64::from(units)));
         group.bench_function(BenchmarkId::from_parameter("steering"), |b| {
-            b.iter(|| black_box(steer_once(&mut sim, &spatial, dt)))
+            b.iter(|| black_box(steer_once(&mut sim, &mut steering, &spatial, dt)))
         });
         group.bench_function(BenchmarkId::from_parameter("integrate"), |b| {
             b.iter(|| black_box(integrate_once(&mut sim, dt)))

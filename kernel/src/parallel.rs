@@ -98,17 +98,3 @@ pub fn count_rows(rows: usize, test: impl Fn(usize) -> bool + Sync) -> usize {
             .count()
     }
 }
-
-/// Sums `value(row)` over `0..rows`. Integer sums are exact, so the total is
-/// the same with any number of threads (quantise floats to fixed point).
-pub fn sum_rows(rows: usize, value: impl Fn(usize) -> u64 + Sync) -> u64 {
-    if rows < PARALLEL_MIN_ROWS {
-        (0..rows).map(value).sum()
-    } else {
-        (0..rows)
-            .into_par_iter()
-            .with_min_len(CHUNK_ROWS)
-            .map(&value)
-            .sum()
-    }
-}

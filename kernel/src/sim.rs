@@ -20,7 +20,7 @@ use crate::separation::{Separation, SeparationInput};
 use crate::spatial::{Bounds, GridError, SpatialHash};
 use crate::steer::dynamics::{self, SPEED_FRACTION_SCALE};
 use crate::steer::field::{Disc, OrbitingBody};
-use crate::steer::{self, SteerWorld, walls};
+use crate::steer::{self, SteerWorld, Steering, walls};
 use crate::vehicles::{SpawnError, StaleUnit, UnitId, UnitSpec, Vehicles};
 
 /// Everything a [`Sim`] is built from, checked by [`Sim::new`].
@@ -253,6 +253,7 @@ pub struct Sim {
     pub(crate) paths: PathService,
     pub(crate) platoons: Platoons,
     pub(crate) formations: FormationStage,
+    steering: Steering,
     separation: Separation,
     instruments: Instruments,
     pub(crate) limits: UnitLimits,
@@ -307,6 +308,7 @@ impl Sim {
             paths: PathService::default(),
             platoons: Platoons::default(),
             formations: FormationStage::default(),
+            steering: Steering::default(),
             separation,
             limits: UnitLimits::default(),
             reorder_scratch: Vec::new(),
@@ -375,6 +377,7 @@ impl Sim {
             .as_ref()
             .map_or(0, |nav| nav.bridge_count());
         self.formations.reserve_bridges(bridges);
+        self.steering.reserve(units);
         self.separation.reserve(units);
         // The widest column is 16 bytes a row.
         self.reorder_scratch
@@ -497,6 +500,7 @@ impl Sim {
             paths,
             platoons,
             formations,
+            steering,
             separation,
             instruments,
             limits,
@@ -574,7 +578,7 @@ impl Sim {
                     bodies: discs,
                     dt,
                 };
-                let steered = steer::steer_columns(&mut columns, world);
+                let steered = steering.run(&mut columns, world);
                 quality.last = steered;
                 [
                     Counter::mean("arrived_units", steered.arrived as f64),

@@ -190,8 +190,10 @@ impl SpatialHash {
         // Clamp in float space, then truncate: below zero, where truncation
         // and `floor` differ, everything clamps to cell 0 anyway (and `floor`
         // is a libm call on baseline x86-64). `max` returns its other operand
-        // for NaN, so any float lands in 0..=last.
-        ((value - origin) * self.inv_cell_size).max(0.0).min(last) as usize
+        // for NaN, so any float lands in 0..=last, below 2^24: the cast goes
+        // through `i32`, whose saturating conversion is a few instructions
+        // shorter than `usize`'s.
+        ((value - origin) * self.inv_cell_size).max(0.0).min(last) as i32 as usize
     }
 
     #[inline]

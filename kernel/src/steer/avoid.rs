@@ -70,53 +70,95 @@ impl Body {
             .unwrap_or_else(|| Vec2::from_angle(self.heading))
     }
 
-    /// Radius of the culling sphere.
+    /// The body with its sizes and axis worked out, as the neighbour loop
+    /// reads it.
+    #[must_use]
     #[inline]
-    fn bounding_radius(&self) -> f32 {
-        self.shield.x.max(self.shield.y)
+    pub fn mover(&self) -> Mover {
+        Mover {
+            position: self.position,
+            velocity: self.velocity,
+            axis: self.axis(),
+            half_core: (self.shield.x - self.shield.y).max(0.0),
+            bounding_radius: self.shield.x.max(self.shield.y),
+            half_width: self.shield.y,
+            altitude: self.altitude,
+            half_height: self.shield.z,
+        }
     }
+}
 
-    /// Half the capsule's core segment, along the heading.
+/// A [`Body`] prepared once per tick for every test against it: the hull
+/// axis (a square root, or a sine and cosine when standing still) and the
+/// sizes derived from the shield.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Mover {
+    /// Ground-plane position.
+    pub position: Vec2,
+    /// Velocity used to predict where it goes.
+    pub velocity: Vec2,
+    /// Unit vector along the hull ([`Body::axis`]).
+    pub axis: Vec2,
+    /// Half the capsule's core segment: forward minus lateral semi-axis,
+    /// at least 0.
+    pub half_core: f32,
+    /// Radius of the culling sphere: the larger ground semi-axis.
+    pub bounding_radius: f32,
+    /// The capsule's radius: the lateral semi-axis.
+    pub half_width: f32,
+    /// Height above the ground.
+    pub altitude: f32,
+    /// The vertical semi-axis.
+    pub half_height: f32,
+}
+
+impl Mover {
+    /// Half the capsule's core segment, along the hull.
     #[inline]
     fn half_axis(&self) -> Vec2 {
-        self.axis() * (self.shield.x - self.shield.y).max(0.0)
+        self.axis * self.half_core
     }
 
     /// Whether the two can meet at all: ground units never meet flyers.
     #[inline]
-    fn shares_height_with(&self, other: &Body) -> bool {
-        (self.altitude - other.altitude).abs() < self.shield.z + other.shield.z
+    fn shares_height_with(&self, other: &Mover) -> bool {
+        (self.altitude - other.altitude).abs() < self.half_height + other.half_height
     }
 }
 
 /// The soonest predicted collision.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Threat {
+pub struct Threat<'a> {
     /// Time of nearest approach, seconds from now.
     pub time: f32,
     /// The other vehicle.
-    pub other: Body,
+    pub other: &'a Mover,
 }
 
 /// Keeps the soonest colliding neighbour of `me` (whose `velocity` is the
 /// predicted one) among those offered to [`ThreatSearch::consider`].
 #[derive(Clone, Copy, Debug)]
-pub struct ThreatSearch {
-    me: Body,
+pub struct ThreatSearch<'a> {
+    me: Mover,
     my_half_axis: Vec2,
-    soonest: Option<Threat>,
+    /// The soonest threat's time, or [`HORIZON_S`] while there is none.
+    soonest_time: f32,
+    soonest: Option<&'a Mover>,
 }
 
-impl ThreatSearch {
+impl<'a> ThreatSearch<'a> {
     /// A search for `me`, predicted with the average of its current and
     /// desired velocity (Force 21's predictor).
     #[must_use]
-    pub fn new(mut me: Body, desired: Vec2) -> ThreatSearch {
+    #[inline]
+    pub fn new(me: &Mover, desired: Vec2) -> ThreatSearch<'a> {
+        let mut me = *me;
         let my_half_axis = me.half_axis();
         me.velocity = 0.5 * (me.velocity + desired);
         ThreatSearch {
             me,
             my_half_axis,
+            soonest_time: HORIZON_S,
             soonest: None,
         }
     }
@@ -124,7 +166,7 @@ impl ThreatSearch {
     /// Tests one neighbour: the cheap tests first (time of nearest
     /// approach, bounding spheres, height), the capsules last.
     #[inline]
-    pub fn consider(&mut self, other: &Body) {
+    pub fn consider(&mut self, other: &'a Mover) {
         let me = &self.me;
         let offset = other.position - me.position;
         let closing = other.velocity - me.velocity;
@@ -143,11 +185,10 @@ impl ThreatSearch {
         } else {
             0.0
         };
-        let soonest = self.soonest.map_or(HORIZON_S, |threat| threat.time);
-        if time >= soonest {
+        if time >= self.soonest_time {
             return;
         }
-        let reach = me.bounding_radius() + other.bounding_radius() + CLEARANCE_M;
+        let reach = me.bounding_radius + other.bounding_radius + CLEARANCE_M;
         if (offset + closing * time).length_squared() > reach * reach
             || !me.shares_height_with(other)
         {
@@ -163,18 +204,20 @@ impl ThreatSearch {
         // The margin is for units closing in; neighbours keeping their
         // distance (nearest approach now) threaten only by touching.
         let margin = if time > 0.0 { CLEARANCE_M } else { 0.0 };
-        if gap < me.shield.y + other.shield.y + margin {
-            self.soonest = Some(Threat {
-                time,
-                other: *other,
-            });
+        if gap < me.half_width + other.half_width + margin {
+            self.soonest_time = time;
+            self.soonest = Some(other);
         }
     }
 
     /// The soonest threat found.
     #[must_use]
-    pub fn threat(&self) -> Option<Threat> {
-        self.soonest
+    #[inline]
+    pub fn threat(&self) -> Option<Threat<'a>> {
+        self.soonest.map(|other| Threat {
+            time: self.soonest_time,
+            other,
+        })
     }
 }
 
@@ -196,26 +239,26 @@ pub enum Response {
 /// at a route corner it would deadlock two units at a chokepoint.
 #[must_use]
 pub fn respond(
-    me: &Body,
+    me: &Mover,
     steering: Vec2,
     destination: Option<Vec2>,
     max_speed: f32,
-    threat: Option<Threat>,
+    threat: Option<Threat<'_>>,
 ) -> Response {
     let Some(Threat { time, other }) = threat else {
         return Response::Clear;
     };
-    let reach = me.bounding_radius() + other.bounding_radius();
+    let reach = me.bounding_radius + other.bounding_radius;
     if destination.is_some_and(|point| point.distance_squared(other.position) < reach * reach) {
         return Response::Stop;
     }
     let predicted = 0.5 * (me.velocity + steering);
-    let ahead = predicted.try_normalize().unwrap_or_else(|| me.axis());
+    let ahead = predicted.try_normalize().unwrap_or(me.axis);
     let left = ahead.perp();
     let offset = other.position - me.position;
     let distance = offset.length();
     let (my_speed, their_speed) = (me.velocity.length(), other.velocity.length());
-    let side_by_side = ahead.dot(other.axis()) > SIDE_BY_SIDE_COS
+    let side_by_side = ahead.dot(other.axis) > SIDE_BY_SIDE_COS
         && (my_speed - their_speed).abs() <= SIDE_BY_SIDE_SPEED * my_speed.max(their_speed);
     if side_by_side && offset.dot(left) > 0.0 {
         // I am on the right: speed up so the other passes behind.
@@ -245,6 +288,7 @@ pub fn respond(
 /// The shortest distance between two segments (Ericson, *Real-Time
 /// Collision Detection*, §5.1.9).
 #[must_use]
+#[inline]
 pub fn segment_distance(first: (Vec2, Vec2), second: (Vec2, Vec2)) -> f32 {
     let (p1, q1) = first;
     let (p2, q2) = second;
@@ -321,7 +365,7 @@ mod tests {
         }
     }
 
-    fn tank(position: Vec2, heading: f32, speed: f32) -> Body {
+    fn tank(position: Vec2, heading: f32, speed: f32) -> Mover {
         Body {
             position,
             velocity: Vec2::from_angle(heading) * speed,
@@ -329,13 +373,14 @@ mod tests {
             altitude: 0.0,
             shield: Vec3::new(4.0, 2.0, 1.5),
         }
+        .mover()
     }
 
     #[test]
     fn head_on_threat_is_found_and_turned_away_from() {
         let me = tank(Vec2::ZERO, 0.0, 10.0);
         let other = tank(Vec2::new(60.0, 0.5), std::f32::consts::PI, 10.0);
-        let mut search = ThreatSearch::new(me, me.velocity);
+        let mut search = ThreatSearch::new(&me, me.velocity);
         search.consider(&other);
         let threat = search.threat().expect("head-on pair collides");
         assert!((threat.time - 3.0).abs() < 0.1, "{threat:?}");
@@ -358,7 +403,7 @@ mod tests {
         let me = tank(Vec2::ZERO, 0.0, 10.0);
         let mut helicopter = tank(Vec2::new(30.0, 0.0), std::f32::consts::PI, 10.0);
         helicopter.altitude = 60.0;
-        let mut search = ThreatSearch::new(me, me.velocity);
+        let mut search = ThreatSearch::new(&me, me.velocity);
         search.consider(&helicopter);
         assert_eq!(search.threat(), None);
     }
@@ -367,7 +412,7 @@ mod tests {
     fn parallel_units_a_lane_apart_are_no_threat() {
         let me = tank(Vec2::ZERO, 0.0, 10.0);
         let other = tank(Vec2::new(0.0, 5.0), 0.0, 10.0);
-        let mut search = ThreatSearch::new(me, me.velocity);
+        let mut search = ThreatSearch::new(&me, me.velocity);
         search.consider(&other);
         assert_eq!(search.threat(), None);
     }
@@ -376,7 +421,10 @@ mod tests {
     fn the_right_unit_of_a_side_by_side_pair_speeds_up() {
         let me = tank(Vec2::ZERO, 0.0, 10.0);
         let other = tank(Vec2::new(0.0, 3.5), -0.05, 10.0);
-        let threat = Threat { time: 0.5, other };
+        let threat = Threat {
+            time: 0.5,
+            other: &other,
+        };
         let Response::Avoid(velocity) = respond(
             &me,
             me.velocity,
@@ -395,7 +443,7 @@ mod tests {
             12.0,
             Some(Threat {
                 time: 0.5,
-                other: me,
+                other: &me,
             }),
         ) else {
             panic!("expected avoidance");
@@ -410,7 +458,10 @@ mod tests {
     fn a_destination_next_to_the_threat_means_stop_but_a_route_corner_does_not() {
         let me = tank(Vec2::ZERO, 0.0, 10.0);
         let other = tank(Vec2::new(20.0, 0.0), 0.0, 0.0);
-        let threat = Threat { time: 2.0, other };
+        let threat = Threat {
+            time: 2.0,
+            other: &other,
+        };
         let near = Vec2::new(22.0, 1.0);
         let response = respond(&me, me.velocity, Some(near), 12.0, Some(threat));
         assert_eq!(response, Response::Stop);

@@ -24,10 +24,12 @@
 //! position with the new velocity.
 
 use std::f32::consts::{FRAC_PI_4, PI, TAU};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
 use glam::Vec2;
 
-use crate::parallel::{count_rows, for_each_chunk3, sum_rows};
+use super::angles;
+use crate::parallel::for_each_chunk3;
 use crate::vehicles::{ColumnsMut, Handling, VehicleKind};
 
 /// Reverse gear's top speed as a fraction of the forward one.
@@ -96,8 +98,10 @@ pub fn wrap_angle(angle: f32) -> f32 {
     }
 }
 
-/// Chooses the aim from the four cases of Force 21 §5.
-fn aim(motion: &Motion, desired: Vec2, final_heading: f32, limits: &Limits) -> Aim {
+/// Chooses the aim from the four cases of Force 21 §5; `forward` is the
+/// unit vector along `motion.heading`.
+#[inline]
+fn aim(motion: &Motion, forward: Vec2, desired: Vec2, final_heading: f32, limits: &Limits) -> Aim {
     let handling = limits.handling;
     let want_speed = desired.length();
     if want_speed.is_nan() || want_speed <= STOPPED_SPEED {
@@ -114,20 +118,12 @@ fn aim(motion: &Motion, desired: Vec2, final_heading: f32, limits: &Limits) -> A
             heading,
         };
     }
-    let forward = Vec2::from_angle(motion.heading);
-    let want_heading = desired.y.atan2(desired.x);
-    let goal_ahead = desired.dot(forward) >= 0.0;
-    let facing = if final_heading.is_finite() {
-        final_heading
-    } else {
-        want_heading
-    };
-    let facing_kept = Vec2::from_angle(facing).dot(forward) >= 0.0;
-    let reverse_top = limits.max_speed * REVERSE_SPEED_FRACTION;
-    if goal_ahead {
-        // Cases 1 and 4: forward, slowing for sharp turns.
+    let want_heading = angles::atan2(desired.y, desired.x);
+    let along = desired.dot(forward);
+    if along >= 0.0 {
+        // Cases 1 and 4 (goal ahead): forward, slowing for sharp turns.
         // The cosine of the angle off the heading, without trigonometry.
-        let cos_off = desired.dot(forward) / want_speed;
+        let cos_off = along / want_speed;
         let speed = if handling.turns_in_place && cos_off < TURN_FIRST_ANGLE.cos() {
             0.0
         } else {
@@ -138,7 +134,17 @@ fn aim(motion: &Motion, desired: Vec2, final_heading: f32, limits: &Limits) -> A
             heading: want_heading,
         };
     }
-    if facing_kept && handling.reverses && want_speed < SHORT_REVERSE_FRACTION * limits.max_speed {
+    let reverse_top = limits.max_speed * REVERSE_SPEED_FRACTION;
+    let facing_kept = || {
+        let facing = if final_heading.is_finite() {
+            final_heading
+        } else {
+            want_heading
+        };
+        angles::direction(facing).dot(forward) >= 0.0
+    };
+    if handling.reverses && want_speed < SHORT_REVERSE_FRACTION * limits.max_speed && facing_kept()
+    {
         // Case 3, close goal: back straight up to it.
         let back_heading = wrap_angle(want_heading + PI);
         let off = wrap_angle(back_heading - motion.heading);
@@ -165,6 +171,7 @@ fn aim(motion: &Motion, desired: Vec2, final_heading: f32, limits: &Limits) -> A
 
 /// Advances one unit by `dt` toward `desired` velocity within its limits.
 #[must_use]
+#[inline]
 pub fn drive(
     motion: Motion,
     desired: Vec2,
@@ -172,8 +179,8 @@ pub fn drive(
     limits: &Limits,
     dt: f32,
 ) -> Motion {
-    let aim = aim(&motion, desired, final_heading, limits);
-    let forward = Vec2::from_angle(motion.heading);
+    let forward = angles::direction(motion.heading);
+    let aim = aim(&motion, forward, desired, final_heading, limits);
     let speed = motion.velocity.dot(forward);
     let target = aim
         .speed
@@ -195,7 +202,7 @@ pub fn drive(
     let direction = if turn == 0.0 {
         forward
     } else {
-        Vec2::from_angle(heading)
+        angles::direction(heading)
     };
     let velocity = direction * new_speed;
     Motion {
@@ -217,7 +224,20 @@ pub struct IntegrateStats {
     pub speed_fraction_sum: u64,
 }
 
-/// Advances every unit by `dt` seconds (the `integrate` stage).
+/// Each `kind` column value's handling, unknown values handled as
+/// [`VehicleKind::Tracked`]: one load per unit instead of a match.
+const HANDLING_BY_KIND: [Handling; 256] = {
+    let mut table = [VehicleKind::Tracked.handling(); 256];
+    let mut kind = 0;
+    while kind < VehicleKind::ALL.len() {
+        table[kind] = VehicleKind::ALL[kind].handling();
+        kind += 1;
+    }
+    table
+};
+
+/// Advances every unit by `dt` seconds (the `integrate` stage), counting as
+/// it goes.
 pub fn integrate_columns(columns: &mut ColumnsMut<'_>, dt: f32) -> IntegrateStats {
     assert!(
         dt > 0.0 && dt.is_finite(),
@@ -232,49 +252,60 @@ pub fn integrate_columns(columns: &mut ColumnsMut<'_>, dt: f32) -> IntegrateStat
         &*columns.max_brake,
     );
     let (turn_rate, turn_radius) = (&*columns.turn_rate, &*columns.turn_radius);
+    let (moving, driving) = (AtomicUsize::new(0), AtomicUsize::new(0));
+    let speed_fraction_sum = AtomicU64::new(0);
     for_each_chunk3(
         columns.position,
         columns.velocity,
         columns.heading,
         |first, positions, velocities, headings| {
-            let state = positions
-                .iter_mut()
-                .zip(velocities.iter_mut())
-                .zip(headings.iter_mut());
-            for (offset, ((position, velocity), heading)) in state.enumerate() {
-                let unit = first + offset;
+            let rows = first..first + positions.len();
+            let (desired, final_heading, kind) = (
+                &desired[rows.clone()],
+                &final_heading[rows.clone()],
+                &kind[rows.clone()],
+            );
+            let (max_speed, max_accel, max_brake) = (
+                &max_speed[rows.clone()],
+                &max_accel[rows.clone()],
+                &max_brake[rows.clone()],
+            );
+            let (turn_rate, turn_radius) = (&turn_rate[rows.clone()], &turn_radius[rows]);
+            let mut tally = IntegrateStats::default();
+            for offset in 0..positions.len() {
                 let limits = Limits {
-                    handling: VehicleKind::from_u8(kind[unit])
-                        .map_or(VehicleKind::Tracked.handling(), VehicleKind::handling),
-                    max_speed: max_speed[unit],
-                    max_accel: max_accel[unit],
-                    max_brake: max_brake[unit],
-                    turn_rate: turn_rate[unit],
-                    turn_radius: turn_radius[unit],
+                    handling: HANDLING_BY_KIND[usize::from(kind[offset])],
+                    max_speed: max_speed[offset],
+                    max_accel: max_accel[offset],
+                    max_brake: max_brake[offset],
+                    turn_rate: turn_rate[offset],
+                    turn_radius: turn_radius[offset],
                 };
                 let motion = Motion {
-                    position: *position,
-                    velocity: *velocity,
-                    heading: *heading,
+                    position: positions[offset],
+                    velocity: velocities[offset],
+                    heading: headings[offset],
                 };
-                let next = drive(motion, desired[unit], final_heading[unit], &limits, dt);
-                *position = next.position;
-                *velocity = next.velocity;
-                *heading = next.heading;
+                let next = drive(motion, desired[offset], final_heading[offset], &limits, dt);
+                positions[offset] = next.position;
+                velocities[offset] = next.velocity;
+                headings[offset] = next.heading;
+                tally.moving += usize::from(next.velocity != Vec2::ZERO);
+                if desired[offset] != Vec2::ZERO {
+                    tally.driving += 1;
+                    let fraction = (next.velocity.length() / limits.max_speed).min(1.0);
+                    tally.speed_fraction_sum += (fraction * SPEED_FRACTION_SCALE) as u64;
+                }
             }
+            // Integer sums: the same totals whichever thread adds first.
+            moving.fetch_add(tally.moving, Ordering::Relaxed);
+            driving.fetch_add(tally.driving, Ordering::Relaxed);
+            speed_fraction_sum.fetch_add(tally.speed_fraction_sum, Ordering::Relaxed);
         },
     );
-    let velocity = &*columns.velocity;
-    let rows = velocity.len();
     IntegrateStats {
-        moving: count_rows(rows, |unit| velocity[unit] != Vec2::ZERO),
-        driving: count_rows(rows, |unit| desired[unit] != Vec2::ZERO),
-        speed_fraction_sum: sum_rows(rows, |unit| {
-            if desired[unit] == Vec2::ZERO {
-                return 0;
-            }
-            let fraction = (velocity[unit].length() / max_speed[unit]).min(1.0);
-            (fraction * SPEED_FRACTION_SCALE) as u64
-        }),
+        moving: moving.into_inner(),
+        driving: driving.into_inner(),
+        speed_fraction_sum: speed_fraction_sum.into_inner(),
     }
 }

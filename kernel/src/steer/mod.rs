@@ -11,6 +11,7 @@
 //! [`follow`] drives wheeled units along those curves (called by the `paths`
 //! stage's follow pass).
 
+pub mod angles;
 pub mod avoid;
 pub mod dynamics;
 pub mod field;
@@ -24,10 +25,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use glam::Vec2;
 
 use crate::nav::WorldMap;
-use crate::parallel::for_each_chunk3;
+use crate::parallel::{for_each_chunk, for_each_chunk3};
 use crate::spatial::SpatialHash;
 use crate::vehicles::{ColumnsMut, SteerMode};
-use avoid::{Body, Response, ThreatSearch};
+use avoid::{Body, Mover, Response, ThreatSearch};
 use field::{Disc, FieldUnit};
 
 /// Within this distance of its drive-to point a vehicle has arrived
@@ -72,14 +73,63 @@ pub struct SteerWorld<'a> {
     pub dt: f32,
 }
 
-/// Writes every unit's desired velocity (the `steering` stage).
-pub fn steer_columns(columns: &mut ColumnsMut<'_>, world: SteerWorld<'_>) -> SteerStats {
+/// The `steering` stage and its working memory (reuse it across ticks).
+#[derive(Clone, Debug, Default)]
+pub struct Steering {
+    /// Every unit as avoidance reads it, in the spatial hash's place order,
+    /// so a neighbour query streams through contiguous rows.
+    movers: Vec<Mover>,
+}
+
+impl Steering {
+    /// Grows the working memory to hold `units`, so ticks never allocate.
+    pub fn reserve(&mut self, units: usize) {
+        if self.movers.len() < units {
+            self.movers.resize(units, Mover::default());
+        }
+    }
+
+    /// Writes every unit's desired velocity (the `steering` stage).
+    /// `world.spatial` must have been rebuilt from these columns' rows (its
+    /// neighbours are found at the positions it was built with; the units
+    /// are read as they are now).
+    pub fn run(&mut self, columns: &mut ColumnsMut<'_>, world: SteerWorld<'_>) -> SteerStats {
+        let units = columns.position.len();
+        assert_eq!(
+            world.spatial.len(),
+            units,
+            "the spatial hash was built for {} units, the columns hold {units}",
+            world.spatial.len()
+        );
+        self.movers.resize(units, Mover::default());
+        gather_movers(&mut self.movers, columns, world.spatial.order());
+        steer_rows(columns, &self.movers, world)
+    }
+}
+
+/// Writes `movers[place]` for the unit at each place of the spatial hash.
+fn gather_movers(movers: &mut [Mover], columns: &ColumnsMut<'_>, order: &[u32]) {
+    let (position, velocity, heading) = (&*columns.position, &*columns.velocity, &*columns.heading);
+    let (altitude, shield) = (&*columns.altitude, &*columns.shield);
+    for_each_chunk(movers, |first, movers| {
+        for (mover, &unit) in movers.iter_mut().zip(&order[first..]) {
+            let unit = unit as usize;
+            *mover = Body {
+                position: position[unit],
+                velocity: velocity[unit],
+                heading: heading[unit],
+                altitude: altitude[unit],
+                shield: shield[unit],
+            }
+            .mover();
+        }
+    });
+}
+
+/// The steering pass proper, with every unit's mover in place order.
+fn steer_rows(columns: &mut ColumnsMut<'_>, movers: &[Mover], world: SteerWorld<'_>) -> SteerStats {
     let ColumnsMut {
         position,
-        velocity,
-        heading,
-        altitude,
-        shield,
         max_speed,
         cruise_speed,
         max_brake,
@@ -93,8 +143,7 @@ pub fn steer_columns(columns: &mut ColumnsMut<'_>, world: SteerWorld<'_>) -> Ste
         stalled_s,
         ..
     } = columns;
-    let (position, velocity, heading, altitude, shield) =
-        (&**position, &**velocity, &**heading, &**altitude, &**shield);
+    let position = &**position;
     let (max_speed, cruise_speed, max_brake, turn_rate, drive_to, goal, steer_mode) = (
         &**max_speed,
         &**cruise_speed,
@@ -104,56 +153,77 @@ pub fn steer_columns(columns: &mut ColumnsMut<'_>, world: SteerWorld<'_>) -> Ste
         &**goal,
         &**steer_mode,
     );
-    let body = |unit: usize| Body {
-        position: position[unit],
-        velocity: velocity[unit],
-        heading: heading[unit],
-        altitude: altitude[unit],
-        shield: shield[unit],
-    };
+    let spatial = world.spatial;
+    let (places, rebuilt_at) = (spatial.places(), spatial.sorted_positions());
+    let radius_sq = world.avoid_radius * world.avoid_radius;
     let counts = [(); 4].map(|()| AtomicUsize::new(0));
     for_each_chunk3(
         desired_velocity,
         progress_m,
         stalled_s,
         |first, desired, progress, stalled| {
+            let rows = first..first + desired.len();
+            let (places, drive_to, goal) = (
+                &places[rows.clone()],
+                &drive_to[rows.clone()],
+                &goal[rows.clone()],
+            );
+            let (steer_mode, cruise_speed, max_speed) = (
+                &steer_mode[rows.clone()],
+                &cruise_speed[rows.clone()],
+                &max_speed[rows.clone()],
+            );
+            let (max_brake, turn_rate, steered_from) = (
+                &max_brake[rows.clone()],
+                &turn_rate[rows.clone()],
+                &steered_from[rows],
+            );
             let mut tally = [0usize; 4];
             for offset in 0..desired.len() {
-                let unit = first + offset;
-                let me = body(unit);
-                let target = drive_to[unit];
+                let place = places[offset] as usize;
+                let me = &movers[place];
+                let target = drive_to[offset];
                 let slowdown = terrain_slowdown(world.map, me.position);
-                let wanted = if steer_mode[unit] == SteerMode::PotentialField as u8 {
+                let wanted = if steer_mode[offset] == SteerMode::PotentialField as u8 {
                     let field_unit = FieldUnit {
                         position: me.position,
-                        radius: me.shield.x.max(me.shield.y),
+                        radius: me.bounding_radius,
                         speed: me.velocity.length(),
-                        turn_rate: turn_rate[unit],
-                        max_speed: cruise_speed[unit] / slowdown,
-                        max_brake: max_brake[unit],
+                        turn_rate: turn_rate[offset],
+                        max_speed: cruise_speed[offset] / slowdown,
+                        max_brake: max_brake[offset],
                     };
                     field::field_velocity(&field_unit, target, world.bodies)
                 } else {
                     let seek = seek::drive_to_velocity(
                         me.position,
                         target,
-                        cruise_speed[unit] / slowdown,
-                        max_brake[unit],
+                        cruise_speed[offset] / slowdown,
+                        max_brake[offset],
                     );
                     let mut search = ThreatSearch::new(me, seek);
-                    world.spatial.for_each_neighbour(
-                        unit as u32,
-                        world.avoid_radius,
-                        |other, _| search.consider(&body(other as usize)),
-                    );
-                    let destination = (target == goal[unit]).then_some(target);
-                    let response =
-                        avoid::respond(&me, seek, destination, max_speed[unit], search.threat());
-                    let response = keep_off_walls(response, &me, seek, world.map);
+                    let centre = rebuilt_at[place];
+                    spatial.for_each_row_range(centre, world.avoid_radius, |range| {
+                        let others = &movers[range.clone()];
+                        let own = place.wrapping_sub(range.start);
+                        for_each_within(&rebuilt_at[range], centre, radius_sq, own, |index| {
+                            search.consider(&others[index]);
+                        });
+                    });
+                    let response = match search.threat() {
+                        None => Response::Clear,
+                        threat => {
+                            let destination = (target == goal[offset]).then_some(target);
+                            let response =
+                                avoid::respond(me, seek, destination, max_speed[offset], threat);
+                            keep_off_walls(response, me, seek, world.map)
+                        }
+                    };
                     apply(response, seek, &mut tally)
                 };
                 desired[offset] = wanted;
-                let distance = me.position.distance(target);
+                let to_target = target - me.position;
+                let distance = to_target.length();
                 if distance <= ARRIVE_RADIUS {
                     tally[0] += 1;
                     stalled[offset] = 0.0;
@@ -163,11 +233,11 @@ pub fn steer_columns(columns: &mut ColumnsMut<'_>, world: SteerWorld<'_>) -> Ste
                     // so a member keeping pace behind a moving slot
                     // progresses, and one shuttling to and fro, or pushed
                     // back as far as it drives, does not.
-                    let toward = (target - me.position) / distance;
+                    let toward = to_target / distance;
                     // Floored at 0: way lost (pushed back) is not owed
                     // before new way counts.
                     progress[offset] = (progress[offset]
-                        + (me.position - steered_from[unit]).dot(toward))
+                        + (me.position - steered_from[offset]).dot(toward))
                     .max(0.0);
                     if progress[offset] >= PROGRESS_STEP_M {
                         progress[offset] = 0.0;
@@ -195,6 +265,41 @@ pub fn steer_columns(columns: &mut ColumnsMut<'_>, world: SteerWorld<'_>) -> Ste
     }
 }
 
+/// Candidates are sifted this many at a time.
+const SIFT_BLOCK: usize = 32;
+
+/// Calls `visit(index)`, in index order, for every position of `run`
+/// within `radius_sq` (squared) of `centre` except the one at `skip`. The
+/// distance test is sifted without branches into a block of indices first:
+/// about a third of a window's candidates pass, which no branch predictor
+/// guesses.
+#[inline]
+fn for_each_within(
+    run: &[Vec2],
+    centre: Vec2,
+    radius_sq: f32,
+    skip: usize,
+    mut visit: impl FnMut(usize),
+) {
+    let mut start = 0;
+    while start < run.len() {
+        let block = &run[start..run.len().min(start + SIFT_BLOCK)];
+        // Offsets in the block of the positions that pass.
+        let mut near = [0u8; SIFT_BLOCK];
+        let mut count = 0;
+        for (offset, position) in block.iter().enumerate() {
+            // `count ≤ offset < SIFT_BLOCK`: the mask only drops the check.
+            near[count & (SIFT_BLOCK - 1)] = offset as u8;
+            let inside = centre.distance_squared(*position) <= radius_sq;
+            count += usize::from(inside & (start + offset != skip));
+        }
+        for &offset in &near[..count] {
+            visit(start + usize::from(offset));
+        }
+        start += SIFT_BLOCK;
+    }
+}
+
 /// How much the ground under `position` slows a unit: its cell's cost
 /// multiplier (swamp, nebula), at least 1; 1 off the map or with none.
 #[inline]
@@ -209,7 +314,7 @@ pub fn terrain_slowdown(map: Option<&WorldMap>, position: Vec2) -> f32 {
 /// average of it and the current velocity (the turn the unit will actually
 /// drive, Force 21's predictor) — becomes braking along its drive-to line.
 #[inline]
-fn keep_off_walls(response: Response, me: &Body, seek: Vec2, map: Option<&WorldMap>) -> Response {
+fn keep_off_walls(response: Response, me: &Mover, seek: Vec2, map: Option<&WorldMap>) -> Response {
     let (Response::Avoid(velocity), Some(map)) = (response, map) else {
         return response;
     };
