@@ -114,6 +114,7 @@ fn integrate(mut world: World) -> World {
     let dt = black_box(world.dt);
     black_box(dynamics::integrate_columns(
         &mut world.sim.vehicles_mut(),
+        None,
         dt,
     ));
     world

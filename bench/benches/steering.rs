@@ -225,7 +225,7 @@ fn steering(c: &mut Criterion) {
             };
             let mut columns = sim.vehicles_mut();
             let steered = steering.run(&mut columns, steer_world);
-            let moved = dynamics::integrate_columns(&mut columns, *dt);
+            let moved = dynamics::integrate_columns(&mut columns, None, *dt);
             black_box((steered, moved))
         })
     });

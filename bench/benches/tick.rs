@@ -54,7 +54,7 @@ fn steer_once(sim: &mut Sim, steering: &mut Steering, spatial: &SpatialHash, dt:
 }
 
 fn integrate_once(sim: &mut Sim, dt: f32) -> usize {
-    dynamics::integrate_columns(&mut sim.vehicles_mut(), dt).moving
+    dynamics::integrate_columns(&mut sim.vehicles_mut(), None, dt).moving
 }
 
 /// Checks the answers once, outside the timing (and whatever the filter).

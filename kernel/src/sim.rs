@@ -20,7 +20,7 @@ use crate::separation::{Separation, SeparationInput};
 use crate::spatial::{Bounds, GridError, SpatialHash};
 use crate::steer::dynamics::{self, SPEED_FRACTION_SCALE};
 use crate::steer::field::{Disc, OrbitingBody};
-use crate::steer::{self, SteerWorld, Steering, walls};
+use crate::steer::{self, SteerWorld, Steering};
 use crate::vehicles::{SpawnError, StaleUnit, UnitId, UnitSpec, Vehicles};
 
 /// Everything a [`Sim`] is built from, checked by [`Sim::new`].
@@ -588,16 +588,12 @@ impl Sim {
                 ]
             });
             stages.run(Stage::Integrate, || {
-                let moved = dynamics::integrate_columns(&mut columns, dt);
+                let moved = dynamics::integrate_columns(&mut columns, config.map.as_deref(), dt);
                 quality.driving_unit_ticks += moved.driving as u64;
                 quality.speed_fraction_sum += moved.speed_fraction_sum;
-                let walled = config
-                    .map
-                    .as_deref()
-                    .map_or(0, |map| walls::stop_at_walls(&mut columns, map));
                 [
                     Counter::mean("moving_units", moved.moving as f64),
-                    Counter::mean("stopped_at_walls", walled as f64),
+                    Counter::mean("stopped_at_walls", moved.walled as f64),
                 ]
             });
             stages.run(Stage::Separation, || {

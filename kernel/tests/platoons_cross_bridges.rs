@@ -265,7 +265,6 @@ fn the_skirmish_keeps_ground_units_off_blocked_cells_and_crosses_both_bridges() 
     let raster =
         rasterize(&map, profile.map.as_ref().expect("a map").cell_size_m).expect("valid cell size");
     let mut crossed = std::collections::BTreeSet::new();
-    let mut stopped_at_walls = 0.0;
     for tick in 0..1800 {
         orders.before_step(&mut sim).expect("valid orders");
         sim.step(profile.run.dt);
@@ -290,7 +289,7 @@ fn the_skirmish_keeps_ground_units_off_blocked_cells_and_crosses_both_bridges() 
         .iter()
         .find(|stage| stage.name == "integrate")
         .expect("a stage");
-    stopped_at_walls += integrate.counters["stopped_at_walls"];
+    let stopped_at_walls = integrate.counters["stopped_at_walls"];
     assert!(
         stopped_at_walls > 0.0,
         "no wall ever stopped a unit: the test tests nothing"

@@ -77,9 +77,9 @@ fn a_squad_on_the_road_closes_into_a_staggered_column() {
     );
     let held = shapes_held(&mut sim, &[id], 600);
     assert_eq!(
-        held[0].first(),
-        Some(&Formation::StaggeredColumn),
-        "{held:?}"
+        held[0],
+        vec![Formation::StaggeredColumn],
+        "on the road throughout"
     );
 }
 

@@ -312,6 +312,8 @@ fn write_members(platoons: &Platoons, vehicles: &mut Vehicles) {
                     *cruise = max_speed;
                     continue;
                 };
+                debug_assert!((slot as usize) < MAX_MEMBERS, "slot {slot}");
+                // Slots are below MAX_MEMBERS: the mask only drops the bounds check.
                 let slot = slot as usize % MAX_MEMBERS;
                 // Members take the ordered facing on their spots (the
                 // platoon's last heading change, Force 21 §4).

@@ -238,7 +238,7 @@ impl Sim {
             .as_mut()
             .ok_or(BridgeError::Unknown(id))?;
         Arc::make_mut(nav).remove_bridge(id, known_to)?;
-        self.redraw_bridge_decks();
+        self.redraw_raster_decks();
         Ok(())
     }
 
@@ -258,14 +258,14 @@ impl Sim {
         nav.add_bridge(spec, known_to)?;
         let bridges = nav.bridge_count();
         self.formations.reserve_bridges(bridges);
-        self.redraw_bridge_decks();
+        self.redraw_raster_decks();
         Ok(())
     }
 
     /// Redraws the raster's bridge decks after a bridge came or went, so the
     /// tick's local checks (lines of sight, ground under a unit) see the
     /// bridges that stand. Between ticks; builds a new raster.
-    fn redraw_bridge_decks(&mut self) {
+    fn redraw_raster_decks(&mut self) {
         let (Some(map), Some(nav)) = (&mut self.config.map, &self.config.polygon) else {
             return;
         };

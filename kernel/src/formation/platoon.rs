@@ -530,6 +530,10 @@ impl Platoons {
         platoon.travelled = 0.0;
         platoon.route_len = route.len() as u32;
         let first = index as usize * ROUTE_POINTS;
+        let stored = first..first + ROUTE_POINTS;
+        // Past the route's end both stay 0, as on restore.
+        self.arcs[stored.clone()].fill(0.0);
+        self.headings[stored].fill(0.0);
         let arcs = &mut self.arcs[first..first + route.len()];
         let headings = &mut self.headings[first..first + route.len()];
         measure_legs(platoon.path_start, route, arcs, headings);

@@ -36,8 +36,8 @@ pub struct WorldMap {
     /// in four reads, so a segment whose bounding cells are all passable is
     /// clear without walking it.
     blocked_before: Vec<u32>,
-    /// Whether a road runs through each cell (row-major); empty on a map
-    /// without roads.
+    /// Whether a road runs through each cell (row-major); empty until
+    /// [`WorldMap::with_roads`].
     road: Vec<bool>,
     /// A rasterised polygon map's terrain without bridge decks.
     ground: Option<Arc<Ground>>,
@@ -73,8 +73,9 @@ impl WorldMap {
         })
     }
 
-    /// This map with a road through each of `cells` (cells off the map are
-    /// ignored); the roads are part of its identity.
+    /// This map with its roads set to run through `cells` (replacing any
+    /// before; cells off the map are ignored); the roads are part of its
+    /// identity (call it once per map: the hash builds on the current one).
     #[must_use]
     pub fn with_roads(mut self, cells: impl IntoIterator<Item = Cell>) -> WorldMap {
         let mut road = vec![false; self.grid.width() as usize * self.grid.height() as usize];
@@ -259,9 +260,9 @@ impl WorldMap {
     }
 
     /// The part of `step` a ground unit at `from` may take: all of it if it
-    /// ends on an open cell (or the unit already stands on a blocked one,
-    /// so it can get out), else its part along x or along y alone (sliding
-    /// along the wall), else none.
+    /// crosses only open cells (or the unit already stands on a blocked
+    /// one, so it can get out), else its part along x or along y alone
+    /// (sliding along the wall), else none.
     #[must_use]
     pub fn step_on_open_ground(&self, from: Vec2, step: Vec2) -> Vec2 {
         if !self.is_open(from) {
@@ -269,7 +270,7 @@ impl WorldMap {
         }
         [step, Vec2::new(step.x, 0.0), Vec2::new(0.0, step.y)]
             .into_iter()
-            .find(|&part| self.is_open(from + part))
+            .find(|&part| self.segment_is_clear(from, from + part))
             .unwrap_or(Vec2::ZERO)
     }
 

@@ -28,7 +28,8 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
 use glam::Vec2;
 
-use super::angles;
+use super::{angles, walls};
+use crate::nav::WorldMap;
 use crate::parallel::for_each_chunk3;
 use crate::vehicles::{ColumnsMut, Handling, VehicleKind};
 
@@ -222,6 +223,8 @@ pub struct IntegrateStats {
     /// Sum over driving units of `|velocity| / max_speed`, in units of
     /// 1 / [`SPEED_FRACTION_SCALE`].
     pub speed_fraction_sum: u64,
+    /// Ground units whose step a wall cut short.
+    pub walled: usize,
 }
 
 /// Each `kind` column value's handling, unknown values handled as
@@ -237,8 +240,12 @@ const HANDLING_BY_KIND: [Handling; 256] = {
 };
 
 /// Advances every unit by `dt` seconds (the `integrate` stage), counting as
-/// it goes.
-pub fn integrate_columns(columns: &mut ColumnsMut<'_>, dt: f32) -> IntegrateStats {
+/// it goes; on a `map`, walls stop ground units ([`super::walls`]).
+pub fn integrate_columns(
+    columns: &mut ColumnsMut<'_>,
+    map: Option<&WorldMap>,
+    dt: f32,
+) -> IntegrateStats {
     assert!(
         dt > 0.0 && dt.is_finite(),
         "dt must be positive and finite, was {dt}"
@@ -252,7 +259,9 @@ pub fn integrate_columns(columns: &mut ColumnsMut<'_>, dt: f32) -> IntegrateStat
         &*columns.max_brake,
     );
     let (turn_rate, turn_radius) = (&*columns.turn_rate, &*columns.turn_radius);
+    let altitude = &*columns.altitude;
     let (moving, driving) = (AtomicUsize::new(0), AtomicUsize::new(0));
+    let walled = AtomicUsize::new(0);
     let speed_fraction_sum = AtomicU64::new(0);
     for_each_chunk3(
         columns.position,
@@ -270,7 +279,8 @@ pub fn integrate_columns(columns: &mut ColumnsMut<'_>, dt: f32) -> IntegrateStat
                 &max_accel[rows.clone()],
                 &max_brake[rows.clone()],
             );
-            let (turn_rate, turn_radius) = (&turn_rate[rows.clone()], &turn_radius[rows]);
+            let (turn_rate, turn_radius) = (&turn_rate[rows.clone()], &turn_radius[rows.clone()]);
+            let altitude = &altitude[rows];
             let mut tally = IntegrateStats::default();
             for offset in 0..positions.len() {
                 let limits = Limits {
@@ -286,7 +296,11 @@ pub fn integrate_columns(columns: &mut ColumnsMut<'_>, dt: f32) -> IntegrateStat
                     velocity: velocities[offset],
                     heading: headings[offset],
                 };
-                let next = drive(motion, desired[offset], final_heading[offset], &limits, dt);
+                let mut next = drive(motion, desired[offset], final_heading[offset], &limits, dt);
+                if let Some(map) = map.filter(|_| altitude[offset] <= 0.0) {
+                    tally.walled +=
+                        usize::from(walls::stop_at_wall(map, motion.position, &mut next));
+                }
                 positions[offset] = next.position;
                 velocities[offset] = next.velocity;
                 headings[offset] = next.heading;
@@ -301,11 +315,13 @@ pub fn integrate_columns(columns: &mut ColumnsMut<'_>, dt: f32) -> IntegrateStat
             moving.fetch_add(tally.moving, Ordering::Relaxed);
             driving.fetch_add(tally.driving, Ordering::Relaxed);
             speed_fraction_sum.fetch_add(tally.speed_fraction_sum, Ordering::Relaxed);
+            walled.fetch_add(tally.walled, Ordering::Relaxed);
         },
     );
     IntegrateStats {
         moving: moving.into_inner(),
         driving: driving.into_inner(),
         speed_fraction_sum: speed_fraction_sum.into_inner(),
+        walled: walled.into_inner(),
     }
 }

@@ -5,9 +5,9 @@
 //! avoidance checks its swerves — and a unit still drives straight at an
 //! unseen point while its own path waits in the queue, or cuts a corner on
 //! its turning circle. So after the dynamics step, a ground unit (altitude
-//! 0) whose step took it from an open cell onto a blocked one of the map
-//! takes only the part of the step that stays on open ground: along x or
-//! along y alone, sliding along the wall, or none
+//! 0) whose step took it from an open cell across or onto a blocked one of
+//! the map takes only the part of the step that stays on open ground:
+//! along x or along y alone, sliding along the wall, or none
 //! ([`WorldMap::step_on_open_ground`], the rule separation's pushes follow
 //! too); the velocity keeps only that part, as against a wall. Each unit
 //! depends only on its own row and the map, so the result does not depend
@@ -15,38 +15,24 @@
 
 use glam::Vec2;
 
+use super::dynamics::Motion;
 use crate::nav::WorldMap;
-use crate::parallel::for_each_chunk2;
-use crate::vehicles::ColumnsMut;
 
-/// Takes back the part of each ground unit's last step (from `steered_from`
-/// to its position) that ended on a blocked cell of `map`; returns how
-/// many units a wall stopped or turned.
-pub fn stop_at_walls(columns: &mut ColumnsMut<'_>, map: &WorldMap) -> usize {
-    let (from, altitude) = (&*columns.steered_from, &*columns.altitude);
-    let stopped = std::sync::atomic::AtomicUsize::new(0);
-    for_each_chunk2(
-        columns.position,
-        columns.velocity,
-        |first, positions, velocities| {
-            let mut count = 0;
-            for (offset, (position, velocity)) in positions.iter_mut().zip(velocities).enumerate() {
-                let unit = first + offset;
-                if altitude[unit] > 0.0 || map.is_open(*position) {
-                    continue;
-                }
-                let step = *position - from[unit];
-                let allowed = map.step_on_open_ground(from[unit], step);
-                if allowed != step {
-                    *position = from[unit] + allowed;
-                    *velocity = keep_free_parts(*velocity, allowed, step);
-                    count += 1;
-                }
-            }
-            stopped.fetch_add(count, std::sync::atomic::Ordering::Relaxed);
-        },
-    );
-    stopped.into_inner()
+/// Cuts `next` (the dynamics step of a ground unit from `from`) short at a
+/// wall of `map`; returns whether it did.
+#[inline]
+pub(crate) fn stop_at_wall(map: &WorldMap, from: Vec2, next: &mut Motion) -> bool {
+    if map.segment_is_clear(from, next.position) {
+        return false;
+    }
+    let step = next.position - from;
+    let allowed = map.step_on_open_ground(from, step);
+    if allowed == step {
+        return false;
+    }
+    next.position = from + allowed;
+    next.velocity = keep_free_parts(next.velocity, allowed, step);
+    true
 }
 
 /// The velocity with the axis parts the wall took away set to 0.
