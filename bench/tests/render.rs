@@ -507,27 +507,49 @@ const WALLS_PROFILE: &str = "walls.toml";
 /// Pixels across the map profile's pictures.
 const WALLS_WIDTH_PX: f64 = 640.0;
 
+/// Units in the crowded walls scene: enough that some jam and stall (the
+/// profile's 8 all reach their goals).
+const WALLS_CROWD: u32 = 16;
+
 /// `walls.toml` drawn at `tick` with `layers`.
 fn render_walls_at(tick: u64, layers: &str) -> String {
+    render_walls_with(None, tick, layers)
+}
+
+/// `walls.toml` with `units` (its own count if `None`) drawn at `tick`
+/// with `layers`.
+fn render_walls_with(units: Option<u32>, tick: u64, layers: &str) -> String {
     let tick = tick.to_string();
-    render(
-        &format!("walls-{tick}-{layers}.svg"),
-        &[
-            visual(WALLS_PROFILE).to_str().unwrap(),
-            "--tick",
-            &tick,
-            "--layers",
-            layers,
-            "--width",
-            "640",
-        ],
-    )
+    let units = units.map(|units| units.to_string());
+    let mut args = vec![
+        visual(WALLS_PROFILE).to_str().unwrap().to_owned(),
+        "--tick".to_owned(),
+        tick.clone(),
+        "--layers".to_owned(),
+        layers.to_owned(),
+        "--width".to_owned(),
+        "640".to_owned(),
+    ];
+    if let Some(units) = &units {
+        args.extend(["--units".to_owned(), units.clone()]);
+    }
+    let count = units.as_deref().unwrap_or("own");
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    render(&format!("walls-{count}-{tick}-{layers}.svg"), &args)
 }
 
 /// The walls profile's simulation stepped here, independently of the
 /// renderer; the steering counters cover the last tick alone.
 fn walls_sim_at(tick: u64) -> convoy::Sim {
-    let profile = Profile::load(&visual(WALLS_PROFILE)).unwrap();
+    walls_sim_with(None, tick)
+}
+
+/// [`walls_sim_at`] with `units` (the profile's own count if `None`).
+fn walls_sim_with(units: Option<u32>, tick: u64) -> convoy::Sim {
+    let mut profile = Profile::load(&visual(WALLS_PROFILE)).unwrap();
+    if let Some(units) = units {
+        profile.scenario.units = units;
+    }
     let mut sim = convoy::scenario::build(&profile, 1).unwrap();
     for step in 0..tick {
         if step + 1 == tick {
@@ -706,18 +728,20 @@ fn the_platoon_layer_draws_each_platoon_and_its_slots_where_the_kernel_has_them(
 
 #[test]
 fn the_stuck_layer_rings_exactly_the_units_the_kernel_counts_as_stuck() {
-    // The first tick at which the kernel counts some unit as stuck.
-    let profile = Profile::load(&visual(WALLS_PROFILE)).unwrap();
+    // The first tick at which the kernel counts some unit as stuck, in the
+    // crowded scene.
+    let mut profile = Profile::load(&visual(WALLS_PROFILE)).unwrap();
+    profile.scenario.units = WALLS_CROWD;
     let mut probe = convoy::scenario::build(&profile, 1).unwrap();
     let tick = (1..=400)
         .find(|_| {
             probe.step(profile.run.dt);
             probe.quality().stuck > 0
         })
-        .expect("some unit gets stuck in the walls scene");
-    let svg = render_walls_at(tick, "stuck");
+        .expect("some unit gets stuck in the crowded walls scene");
+    let svg = render_walls_with(Some(WALLS_CROWD), tick, "stuck");
     let doc = roxmltree::Document::parse(&svg).unwrap();
-    let sim = walls_sim_at(tick);
+    let sim = walls_sim_with(Some(WALLS_CROWD), tick);
     let columns = sim.vehicles().columns();
     let stuck: Vec<usize> = (0..columns.position().len())
         .filter(|&row| columns.stalled_s()[row] >= convoy::steer::STUCK_AFTER_S)

@@ -1,5 +1,7 @@
 //! A warmed-up visibility-graph search context answers queries (exact and
-//! heuristic insertion, A* and Dijkstra) without touching the allocator.
+//! heuristic insertion, A* and Dijkstra) without touching the allocator —
+//! also queries much longer than any it answered before (the `paths` stage
+//! cannot choose which come first).
 
 use convoy::glam::Vec2;
 use convoy::nav::polygon::load_mesh;
@@ -18,6 +20,7 @@ static GLOBAL: CountingAllocator = CountingAllocator;
 /// thread, and the harness's own threads may allocate at any moment.
 fn main() {
     repeated_queries_on_a_warm_context_allocate_nothing();
+    long_queries_after_a_short_one_allocate_nothing();
     println!("visgraph_queries_allocate_nothing_after_warm_up: ok");
 }
 
@@ -65,4 +68,48 @@ fn repeated_queries_on_a_warm_context_allocate_nothing() {
     assert_eq!(allocations, 0, "allocations during warm queries");
     assert_eq!(warm, again, "the warm run answers the same");
     assert!(warm > 0.0);
+}
+
+/// A fresh context answers one short query, then queries across the whole
+/// map: exact insertion seeds the open list in stages, so a long query
+/// opens far more nodes than a short one, and the context must already
+/// hold room for every node. The output buffer is sized as the `paths`
+/// stage sizes its own (every node plus start and goal).
+fn long_queries_after_a_short_one_allocate_nothing() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../shared/data/movingai/mesh/arena.mesh"
+    );
+    let map = load_mesh(path).expect("arena.mesh loads");
+    let nav = PolygonNavigator::build(&map, GraphConfig::default(), 1).expect("builds");
+    let mut search = VisSearch::new(&nav);
+    let mut out = Vec::with_capacity(nav.total_nodes() + 2);
+    let short = (Vec2::new(20.0, 20.0), Vec2::new(22.0, 21.0));
+    let long = [
+        (Vec2::new(2.5, 2.5), Vec2::new(46.5, 46.5)),
+        (Vec2::new(46.5, 2.5), Vec2::new(2.5, 46.5)),
+        (Vec2::new(2.5, 25.0), Vec2::new(46.5, 25.0)),
+    ];
+    let answer = |(from, to): (Vec2, Vec2), search: &mut VisSearch, out: &mut Vec<Vec2>| {
+        nav.find_path_with(
+            from.as_dvec2(),
+            to.as_dvec2(),
+            FactionId(0),
+            QueryOptions::default(),
+            search,
+            out,
+        )
+        .map_or(0.0, |cost| cost.cost)
+    };
+    answer(short, &mut search, &mut out);
+    let (allocations, total) = allocations_during(|| {
+        long.iter()
+            .map(|&query| answer(query, &mut search, &mut out))
+            .sum::<f64>()
+    });
+    assert!(total > 0.0, "the long queries found paths");
+    assert_eq!(
+        allocations, 0,
+        "allocations during long queries after a short one"
+    );
 }

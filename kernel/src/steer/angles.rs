@@ -24,8 +24,10 @@ const HALF_PI_PARTS: [f32; 3] = [1.570_312_5, 4.837_513e-4, 7.549_79e-8];
 /// angles (never a wrapped heading) go to libm.
 const REDUCTION_LIMIT: f32 = 64.0 * PI;
 
-/// The angle of `(x, y)` from +x, in `[-π, π]`, like [`f32::atan2`] (its
-/// sign is `y`'s, also for ±0); ±0 for the origin.
+/// The angle of `(x, y)` from +x, in `[-π, π]`, like [`f32::atan2`] for
+/// coordinates below about 1e38 in size (its sign is `y`'s, also for ±0),
+/// NaN if either is NaN; unlike it, ±0 for the origin whatever the sign
+/// of `x` (a unit at rest keeps a heading of 0, not π).
 #[must_use]
 #[inline]
 pub fn atan2(y: f32, x: f32) -> f32 {
@@ -43,7 +45,7 @@ pub fn atan2(y: f32, x: f32) -> f32 {
     let octant = base + (poly * z * t + t);
     let quarter = select(steep, FRAC_PI_2 - octant, octant);
     let half = select(x < 0.0, PI - quarter, quarter);
-    half.copysign(y)
+    select(x.is_nan() | y.is_nan(), f32::NAN, half.copysign(y))
 }
 
 /// The unit vector at `angle` radians from +x, `(cos, sin)`, like
@@ -146,5 +148,8 @@ mod tests {
         }
         assert_eq!(atan2(0.0, 0.0), 0.0);
         assert_eq!(atan2(-0.0, -1.0), -PI);
+        for (y, x) in [(1.0, f32::NAN), (f32::NAN, 1.0), (f32::NAN, f32::NAN)] {
+            assert!(atan2(y, x).is_nan(), "{y}, {x}");
+        }
     }
 }

@@ -4,7 +4,7 @@
 //! Exact insertion queues every node the start may see at a lower bound of
 //! its cost, `f = |s − p| + h·|p − g|`; only nodes whose bound is below the
 //! answer's cost are ever popped — those in an ellipse round start and
-//! goal. The search therefore seeds in stages of growing bound (see
+//! goal (a disc round the start when `h` < 1: Dijkstra, roads). The search therefore seeds in stages of growing bound (see
 //! [`search`](super::search)), and a stage visits only the cells whose
 //! rectangle's own lower bound is within it: far nodes are never touched.
 
