@@ -88,6 +88,36 @@ pub fn free_space(map: &PolygonMap, radius: f64) -> Result<FreeSpace, ClearanceE
     Ok(space)
 }
 
+/// Relative turn (sine of the angle) within which a contour vertex counts
+/// as straight: far above the rounding of offset polygons (about 1e-15),
+/// far below any drawn corner.
+const STRAIGHT_REL: f64 = 1e-9;
+
+/// Removes the vertices of `ring` that lie on the straight line through
+/// their neighbours (within [`STRAIGHT_REL`]), and repeated points. The
+/// offset leaves such vertices collinear only to rounding; kept, the
+/// visibility test could measure one a hair into the free space from a
+/// segment along its edge, and block that segment, while the vertex itself,
+/// straight seen from its neighbours, is no corner for a path to bend
+/// round.
+fn drop_straight_vertices(ring: &mut Vec<DVec2>) {
+    let mut k = 0;
+    while ring.len() > 3 && k < ring.len() {
+        let n = ring.len();
+        let (prev, at, next) = (ring[(k + n - 1) % n], ring[k], ring[(k + 1) % n]);
+        let (ahead, behind) = (next - at, at - prev);
+        let repeated = ahead == DVec2::ZERO || behind == DVec2::ZERO;
+        let straight = ahead.dot(behind) > 0.0
+            && ahead.perp_dot(behind).abs() <= STRAIGHT_REL * ahead.length() * behind.length();
+        if repeated || straight {
+            ring.remove(k);
+            k = k.saturating_sub(1);
+        } else {
+            k += 1;
+        }
+    }
+}
+
 /// Flattens `i_overlay` shapes (outer contour, then holes), orienting every
 /// contour with the free side on its left.
 fn from_shapes(shapes: &[Vec<Contour>]) -> FreeSpace {
@@ -95,6 +125,7 @@ fn from_shapes(shapes: &[Vec<Contour>]) -> FreeSpace {
     for shape in shapes {
         for (k, contour) in shape.iter().enumerate() {
             let mut ring: Vec<DVec2> = contour.iter().map(|&p| DVec2::from(p)).collect();
+            drop_straight_vertices(&mut ring);
             if ring.len() < 3 {
                 continue;
             }
