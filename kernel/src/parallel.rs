@@ -98,3 +98,75 @@ pub fn count_rows(rows: usize, test: impl Fn(usize) -> bool + Sync) -> usize {
             .count()
     }
 }
+
+/// One working context per worker of the current rayon pool, plus one for
+/// a caller outside it, for batches of independent queries (the grid and
+/// visibility-graph batch planners): each worker only ever locks its own
+/// slot, so the locks are never contended, and the answers do not depend on
+/// which worker ran which query as long as a context carries nothing from
+/// one query to the next.
+#[derive(Debug, Default)]
+pub struct WorkerContexts<C> {
+    slots: Vec<std::sync::Mutex<C>>,
+}
+
+/// When a batch of queries is worth splitting across the pool.
+#[derive(Clone, Copy, Debug)]
+pub struct QuerySplit {
+    /// Batches of fewer queries run on the calling thread.
+    pub inline_below: usize,
+    /// Fewest queries per rayon task.
+    pub per_task: usize,
+}
+
+impl<C: Send> WorkerContexts<C> {
+    /// Makes contexts with `make` until there is one per worker of a pool
+    /// of `threads`, plus one.
+    pub fn ensure(&mut self, threads: usize, mut make: impl FnMut() -> C) {
+        if self.slots.len() < threads + 1 {
+            self.slots
+                .resize_with(threads + 1, || std::sync::Mutex::new(make()));
+        }
+    }
+
+    /// Every context, to size them outside the batch.
+    pub fn each_mut(&mut self) -> impl Iterator<Item = &mut C> {
+        self.slots.iter_mut().map(|slot| {
+            slot.get_mut()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+        })
+    }
+
+    /// Calls `work(context, query, answer)` for every pair, in parallel on
+    /// the current pool when `split` says the batch is large enough (making
+    /// contexts with `make` first if the pool has grown).
+    pub fn answer<Q: Sync, A: Send>(
+        &mut self,
+        (queries, answers): (&[Q], &mut [A]),
+        split: QuerySplit,
+        make: impl FnMut() -> C,
+        work: impl Fn(&mut C, &Q, &mut A) + Sync,
+    ) {
+        self.ensure(rayon::current_num_threads(), make);
+        let slots = &self.slots;
+        let outside = slots.len() - 1;
+        let run = |(query, answer): (&Q, &mut A)| {
+            let slot = rayon::current_thread_index().map_or(outside, |i| i.min(outside));
+            // A poisoned lock only means an earlier query panicked; each
+            // query starts its context afresh.
+            let mut context = slots[slot]
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            work(&mut context, query, answer);
+        };
+        if queries.len() < split.inline_below {
+            queries.iter().zip(answers.iter_mut()).for_each(run);
+        } else {
+            queries
+                .par_iter()
+                .zip(answers.par_iter_mut())
+                .with_min_len(split.per_task)
+                .for_each(run);
+        }
+    }
+}

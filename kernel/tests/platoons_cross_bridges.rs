@@ -203,6 +203,16 @@ fn a_bridge_crossing_is_the_same_on_one_and_two_threads_and_after_a_snapshot() {
     assert_eq!(restored.checksum(), one.checksum());
 }
 
+/// Every unit that does not fly: its row and position.
+fn ground_units(sim: &Sim) -> impl Iterator<Item = (usize, Vec2)> + '_ {
+    let columns = sim.vehicles().columns();
+    (0..sim.vehicles().len())
+        .filter(move |&row| {
+            VehicleKind::from_u8(columns.kind()[row]).is_none_or(|kind| !kind.handling().flies)
+        })
+        .map(move |row| (row, columns.position()[row]))
+}
+
 /// The `river` profile: platoons scattered over both banks of the polygon
 /// map (on its raster's open cells) and ordered across it. No ground unit
 /// starts or ever stands in the river or a building, and platoons queue at
@@ -221,13 +231,9 @@ fn the_river_profile_keeps_ground_units_out_of_the_river_and_the_buildings() {
         if tick % 10 != 0 {
             continue;
         }
-        let columns = sim.vehicles().columns();
-        for row in 0..sim.vehicles().len() {
-            let flies =
-                VehicleKind::from_u8(columns.kind()[row]).is_some_and(|k| k.handling().flies);
-            let position = columns.position()[row];
+        for (row, position) in ground_units(&sim) {
             assert!(
-                flies || !inside_an_obstacle(&map, position),
+                !inside_an_obstacle(&map, position),
                 "row {row} is in an obstacle at {position} (tick {tick})"
             );
         }
@@ -273,13 +279,9 @@ fn the_skirmish_keeps_ground_units_off_blocked_cells_and_crosses_both_bridges() 
                 crossed.insert(platoon.bridge);
             }
         }
-        let columns = sim.vehicles().columns();
-        for row in 0..sim.vehicles().len() {
-            let flies =
-                VehicleKind::from_u8(columns.kind()[row]).is_some_and(|k| k.handling().flies);
-            let position = columns.position()[row];
+        for (row, position) in ground_units(&sim) {
             assert!(
-                flies || raster.is_open(position),
+                raster.is_open(position),
                 "row {row} stands on a blocked cell at {position} (tick {tick})"
             );
         }

@@ -5,15 +5,14 @@
 //! the grid and the query (generation stamps make leftover state invisible),
 //! so which worker answers which query cannot change any answer: the batch is
 //! bit-identical with any thread count (DESIGN.md, "Determinism"). Contexts
-//! live in a pool indexed by `rayon::current_thread_index()` and persist
+//! live in a [`WorkerContexts`] indexed by `rayon::current_thread_index()`
+//! and persist
 //! across batches, as do the answers' path buffers, so a warm
 //! [`BatchPlanner`] allocates nothing per query. This is the "thousands of
 //! queries per tick" machinery of issue 3; the per-query search is
 //! [`astar`](super::astar).
 
-use std::sync::Mutex;
-
-use rayon::prelude::*;
+use crate::parallel::{QuerySplit, WorkerContexts};
 
 use super::astar::{GridPlanner, Path, PathError};
 use super::grid::{Cell, CostGrid};
@@ -105,7 +104,7 @@ fn answer_one(
 #[derive(Debug, Default)]
 pub struct BatchPlanner {
     /// One context per pool worker, plus one for a caller outside the pool.
-    contexts: Vec<Mutex<GridPlanner>>,
+    contexts: WorkerContexts<GridPlanner>,
 }
 
 impl BatchPlanner {
@@ -119,14 +118,9 @@ impl BatchPlanner {
     /// one for a caller outside it), each sized for `grid`, so that planning
     /// allocates nothing whichever worker runs a query.
     pub fn reserve(&mut self, grid: &CostGrid, threads: usize) {
-        if self.contexts.len() < threads + 1 {
-            self.contexts.resize_with(threads + 1, Mutex::default);
-        }
-        for context in &mut self.contexts {
-            context
-                .get_mut()
-                .unwrap_or_else(std::sync::PoisonError::into_inner)
-                .reserve(grid);
+        self.contexts.ensure(threads, GridPlanner::default);
+        for context in self.contexts.each_mut() {
+            context.reserve(grid);
         }
     }
 
@@ -134,32 +128,17 @@ impl BatchPlanner {
     /// `i`), in parallel on the current rayon pool when the batch is large
     /// enough. Reuses `answers`' path buffers.
     pub fn plan(&mut self, grid: &CostGrid, queries: &[GridQuery], answers: &mut Vec<GridAnswer>) {
-        let slots = rayon::current_num_threads() + 1;
-        if self.contexts.len() < slots {
-            self.contexts.resize_with(slots, Mutex::default);
-        }
         answers.resize_with(queries.len(), GridAnswer::default);
-        let contexts = &self.contexts;
-        let outside = contexts.len() - 1;
-        let work = |(query, answer): (&GridQuery, &mut GridAnswer)| {
-            let slot = rayon::current_thread_index().map_or(outside, |i| i.min(outside));
-            // Each worker only ever locks its own slot: never contended.
-            // A poisoned lock only means an earlier query panicked; the
-            // context is reset by the next query's new generation.
-            let mut planner = contexts[slot]
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner);
-            answer_one(&mut planner, grid, query, answer);
+        let split = QuerySplit {
+            inline_below: PARALLEL_MIN_QUERIES,
+            per_task: MIN_QUERIES_PER_TASK,
         };
-        if queries.len() < PARALLEL_MIN_QUERIES {
-            queries.iter().zip(answers.iter_mut()).for_each(work);
-        } else {
-            queries
-                .par_iter()
-                .zip(answers.par_iter_mut())
-                .with_min_len(MIN_QUERIES_PER_TASK)
-                .for_each(work);
-        }
+        self.contexts.answer(
+            (queries, answers),
+            split,
+            GridPlanner::default,
+            |planner, query, answer| answer_one(planner, grid, query, answer),
+        );
     }
 }
 

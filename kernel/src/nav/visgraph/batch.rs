@@ -5,19 +5,18 @@
 //! [`VisSearch`]'s generation stamps make leftover state invisible), so
 //! which worker answers which query cannot change an answer: a batch is
 //! bit-identical with any thread count (DESIGN.md, "Determinism"). As in
-//! the grid's [`crate::nav::BatchPlanner`], contexts live in a pool indexed
-//! by `rayon::current_thread_index()`, made once per worker and kept across
+//! the grid's [`crate::nav::BatchPlanner`], contexts live in a
+//! [`crate::parallel::WorkerContexts`], indexed by
+//! `rayon::current_thread_index()`, made once per worker and kept across
 //! batches (not once per rayon task, as `map_init` would), and the answers'
 //! waypoint buffers are reused, so a warm planner allocates nothing per
 //! query.
 
-use std::sync::Mutex;
-
 use glam::{DVec2, Vec2};
-use rayon::prelude::*;
 
 use super::navigator::{FactionId, NavError, PathCost, PolygonNavigator, QueryOptions};
 use super::search::VisSearch;
+use crate::parallel::{QuerySplit, WorkerContexts};
 
 /// Batches smaller than this run on the calling thread.
 const PARALLEL_MIN_QUERIES: usize = 8;
@@ -60,7 +59,7 @@ impl Default for VisAnswer {
 #[derive(Debug, Default)]
 pub struct VisBatchPlanner {
     /// One context per pool worker, plus one for a caller outside the pool.
-    contexts: Vec<Mutex<VisSearch>>,
+    contexts: WorkerContexts<VisSearch>,
 }
 
 impl VisBatchPlanner {
@@ -80,39 +79,25 @@ impl VisBatchPlanner {
         queries: &[VisQuery],
         answers: &mut Vec<VisAnswer>,
     ) {
-        let slots = rayon::current_num_threads() + 1;
-        if self.contexts.len() < slots {
-            self.contexts
-                .resize_with(slots, || Mutex::new(VisSearch::new(nav)));
-        }
         answers.resize_with(queries.len(), VisAnswer::default);
-        let contexts = &self.contexts;
-        let outside = contexts.len() - 1;
-        let work = |(query, answer): (&VisQuery, &mut VisAnswer)| {
-            let slot = rayon::current_thread_index().map_or(outside, |i| i.min(outside));
-            // Each worker only ever locks its own slot: never contended. A
-            // poisoned lock only means an earlier query panicked; the next
-            // query's new generation resets the context.
-            let mut search = contexts[slot]
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner);
-            answer.result = nav.find_path_with(
-                query.start,
-                query.goal,
-                query.faction,
-                options,
-                &mut search,
-                &mut answer.path,
-            );
+        let split = QuerySplit {
+            inline_below: PARALLEL_MIN_QUERIES,
+            per_task: MIN_QUERIES_PER_TASK,
         };
-        if queries.len() < PARALLEL_MIN_QUERIES {
-            queries.iter().zip(answers.iter_mut()).for_each(work);
-        } else {
-            queries
-                .par_iter()
-                .zip(answers.par_iter_mut())
-                .with_min_len(MIN_QUERIES_PER_TASK)
-                .for_each(work);
-        }
+        self.contexts.answer(
+            (queries, answers),
+            split,
+            || VisSearch::new(nav),
+            |search, query, answer| {
+                answer.result = nav.find_path_with(
+                    query.start,
+                    query.goal,
+                    query.faction,
+                    options,
+                    search,
+                    &mut answer.path,
+                );
+            },
+        );
     }
 }
