@@ -5,6 +5,12 @@
 //! pass's count of overlapping pairs is checked against a brute-force count
 //! with the exact ellipsoid test over units sorted by x (no spatial hash).
 //!
+//! `exact_tests_alone` is the floor under any exact pass on this crowd: the
+//! Perram–Wertheim contact functions alone (four pairs a call, as the pass
+//! runs them, on both threads), with no candidate search, no gathering and
+//! no push, over the pairs a pushing sweep must test exactly — those whose
+//! bounding spheres meet, each once — reported per unit of the crowd.
+//!
 //! `cargo bench -p convoy-bench --bench separation -- --warm-up-time 1 --measurement-time 3`
 
 // Shared with the other benches; this one uses only the profiler hook.
@@ -15,7 +21,11 @@ mod shield_crowd;
 use std::hint::black_box;
 
 use convoy::SpatialHash;
-use convoy::ellipsoid::{Ellipsoid, depth_along_centre_line, overlaps};
+use convoy::ellipsoid::{
+    Ellipsoid, Offsets4, Shapes4, contact_functions_until, depth_along_centre_line, overlaps,
+};
+use convoy::glam::Vec4;
+use rayon::prelude::*;
 use convoy::separation::{Separation, SeparationInput, TOLERANCE_REL};
 use criterion::{BatchSize, BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use shield_crowd::{ShieldCrowd, shield_crowd};
@@ -24,32 +34,62 @@ const UNITS: usize = 100_000;
 /// The tick hash's cell: the largest shield's bounding radius.
 const CELL: f32 = shield_crowd::SHIELD_CROWD_CELL;
 
-/// Overlapping pairs (above the pass's tolerance), by brute force.
-fn brute_force_overlaps(crowd: &ShieldCrowd) -> u64 {
-    let ellipsoid = |u: usize| {
-        Ellipsoid::new(
-            crowd.position[u].extend(0.0),
-            crowd.shield[u],
-            crowd.heading[u],
-        )
-    };
+fn ellipsoid(crowd: &ShieldCrowd, unit: usize) -> Ellipsoid {
+    Ellipsoid::new(
+        crowd.position[unit].extend(0.0),
+        crowd.shield[unit],
+        crowd.heading[unit],
+    )
+}
+
+/// Every pair of units whose bounding spheres meet, once, by brute force
+/// over units sorted by x (no spatial hash).
+fn pairs_within_bounding_spheres(crowd: &ShieldCrowd) -> Vec<(Ellipsoid, Ellipsoid)> {
     let mut order: Vec<usize> = (0..UNITS).collect();
     order.sort_by(|&a, &b| crowd.position[a].x.total_cmp(&crowd.position[b].x));
-    let mut count = 0;
+    let mut pairs = Vec::new();
     for (k, &a) in order.iter().enumerate() {
-        let ea = ellipsoid(a);
+        let ea = ellipsoid(crowd, a);
         for &b in &order[k + 1..] {
             if crowd.position[b].x - crowd.position[a].x > 12.0 {
                 break;
             }
-            let eb = ellipsoid(b);
-            if overlaps(&ea, &eb) {
-                let smallest = ea.semi_axes.min_element().min(eb.semi_axes.min_element());
-                count += u64::from(depth_along_centre_line(&ea, &eb) / smallest > TOLERANCE_REL);
+            let eb = ellipsoid(crowd, b);
+            let reach = ea.bounding_radius() + eb.bounding_radius();
+            if ea.centre.distance_squared(eb.centre) < reach * reach {
+                pairs.push((ea, eb));
             }
         }
     }
-    count
+    pairs
+}
+
+/// Overlapping pairs (above the pass's tolerance) among `pairs`.
+fn brute_force_overlaps(pairs: &[(Ellipsoid, Ellipsoid)]) -> u64 {
+    let deep = |(ea, eb): &(Ellipsoid, Ellipsoid)| {
+        let smallest = ea.semi_axes.min_element().min(eb.semi_axes.min_element());
+        overlaps(ea, eb) && depth_along_centre_line(ea, eb) / smallest > TOLERANCE_REL
+    };
+    pairs.iter().filter(|pair| deep(pair)).count() as u64
+}
+
+/// `pairs` as the four-lane arguments of the contact function.
+fn lanes(pairs: &[(Ellipsoid, Ellipsoid)]) -> Vec<(Shapes4, Shapes4, Offsets4)> {
+    pairs
+        .chunks(4)
+        .map(|quad| {
+            let pair = |k: usize| &quad[k.min(quad.len() - 1)];
+            let first = std::array::from_fn::<_, 4, _>(|k| pair(k).0.shape());
+            let second = std::array::from_fn::<_, 4, _>(|k| pair(k).1.shape());
+            (
+                Shapes4::from_lanes(first.each_ref()),
+                Shapes4::from_lanes(second.each_ref()),
+                Offsets4::from_lanes(std::array::from_fn(|k| {
+                    pair(k).1.centre - pair(k).0.centre
+                })),
+            )
+        })
+        .collect()
 }
 
 fn separation(c: &mut Criterion) {
@@ -70,7 +110,8 @@ fn separation(c: &mut Criterion) {
 
     let mut position = crowd.position.clone();
     let stats = separation.pass(input, &mut position);
-    let expected = brute_force_overlaps(&crowd);
+    let pairs = pairs_within_bounding_spheres(&crowd);
+    let expected = brute_force_overlaps(&pairs);
     assert!(
         stats.overlaps.abs_diff(expected) <= expected / 1000,
         "pass found {} overlapping pairs, brute force {expected}",
@@ -100,6 +141,25 @@ fn separation(c: &mut Criterion) {
             |position| black_box(separation.pass(input, position)),
             BatchSize::LargeInput,
         );
+    });
+    let quads = lanes(&pairs);
+    println!(
+        "exact_tests_alone: {} pairs whose bounding spheres meet ({:.2} per unit)",
+        pairs.len(),
+        per_unit(pairs.len() as u64)
+    );
+    group.bench_function(BenchmarkId::new("exact_tests_alone", UNITS), |b| {
+        b.iter(|| {
+            quads
+                .par_chunks(1024)
+                .map(|chunk| {
+                    chunk
+                        .iter()
+                        .map(|(a, b, r)| contact_functions_until(a, b, r, Vec4::ONE).f.x)
+                        .sum::<f32>()
+                })
+                .sum::<f32>()
+        });
     });
     group.finish();
 }
