@@ -25,9 +25,9 @@ use convoy::ellipsoid::{
     Ellipsoid, Offsets4, Shapes4, contact_functions_until, depth_along_centre_line, overlaps,
 };
 use convoy::glam::Vec4;
-use rayon::prelude::*;
 use convoy::separation::{Separation, SeparationInput, TOLERANCE_REL};
 use criterion::{BatchSize, BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use rayon::prelude::*;
 use shield_crowd::{ShieldCrowd, shield_crowd};
 
 const UNITS: usize = 100_000;
@@ -84,9 +84,7 @@ fn lanes(pairs: &[(Ellipsoid, Ellipsoid)]) -> Vec<(Shapes4, Shapes4, Offsets4)> 
             (
                 Shapes4::from_lanes(first.each_ref()),
                 Shapes4::from_lanes(second.each_ref()),
-                Offsets4::from_lanes(std::array::from_fn(|k| {
-                    pair(k).1.centre - pair(k).0.centre
-                })),
+                Offsets4::from_lanes(std::array::from_fn(|k| pair(k).1.centre - pair(k).0.centre)),
             )
         })
         .collect()

@@ -64,11 +64,14 @@
 //! 4. **Measure.** After the last push one more sweep measures what remains,
 //!    from the current positions with the slack widened by every push since
 //!    the hash was built. It only wants the deepest overlap, so each pair is
-//!    tested once (from its earlier place, whatever the chunk) and its
-//!    Newton search stops as soon as a sample of `f` proves the pair no
-//!    deeper than the chunk's deepest so far (`f ≥ (|r| / (|r| + d))²` for
-//!    depth `d`): only the pairs that raise the maximum are measured to the
-//!    end. The maximum is exact; the count of overlapping pairs reported is
+//!    tested once (from its earlier place, whatever the chunk). A pair
+//!    whose bounding spheres overlap by no more than the chunk's deepest so
+//!    far `d` cannot raise it (pushed apart until the spheres touch, the
+//!    shields are apart, so the depth is at most `r_A + r_B − |r|`) and gets
+//!    no exact test at all; for the others the Newton search stops as soon
+//!    as a sample of `f` proves the pair no deeper than `d` (`f ≥ (|r| /
+//!    (|r| + d))²`): only the pairs that raise the maximum are measured to
+//!    the end. The maximum is exact; the count of overlapping pairs reported is
 //!    the first sweep's.
 //!
 //! **Ground plane only.** Separation moves units only in the ground plane,
@@ -145,7 +148,9 @@ pub struct SeparationStats {
     /// per cent of pairs with rows in cell order).
     pub pairs_tested: u64,
     /// Candidates that passed the bounding-sphere and height checks and got
-    /// the exact Perram–Wertheim test.
+    /// the exact Perram–Wertheim test (in the measuring sweep, only those
+    /// whose bounding spheres overlap by more than the deepest overlap found
+    /// so far).
     pub exact_tests: u64,
     /// Overlapping pairs found by the first sweep (before any push).
     pub overlaps: u64,
@@ -719,7 +724,7 @@ fn measure_chunk(first: usize, chunk: &mut [Push], context: &Context<'_>) {
             }
             tested += 1;
             let offset = them.centre - own.centre;
-            let keep = may_overlap(own, them, offset);
+            let keep = may_overlap(own, them, offset) & may_be_deeper(own, them, offset, deepest);
             exact += u32::from(keep);
             batch.put(queued, unit, other, offset);
             queued += usize::from(keep);
@@ -773,6 +778,20 @@ fn settle_depths(
         }
     }
     batch.len = 0;
+}
+
+/// False when the pair `a`, `b` (centres `offset` apart, same altitude)
+/// cannot overlap by more than `beyond` (in metres and relative to the
+/// smaller smallest semi-axis), because even their bounding spheres do not:
+/// pushed apart along the centre line until the spheres touch, the shields
+/// are apart, so the depth is at most `a.radius + b.radius − |offset|`.
+/// Pairs at different altitudes are always measured (their depth is
+/// horizontal).
+#[inline]
+fn may_be_deeper(a: &Body, b: &Body, offset: Vec3, beyond: Deepest) -> bool {
+    let floor = beyond.m.min(beyond.rel * a.smallest.min(b.smallest));
+    let bound = (a.radius + b.radius - floor).max(0.0);
+    (offset.z != 0.0) | (offset.length_squared() < bound * bound)
 }
 
 /// The level of the contact function at and above which a pair at `offset`
