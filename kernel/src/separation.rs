@@ -39,10 +39,12 @@
 //!    both sides, each pushing only its own unit, so no task writes another's
 //!    rows. With rows in cell order a chunk is a band of the map and only
 //!    pairs across its two edges straddle. Cheap rejections first (bounding
-//!    spheres at the current centres, then the vertical extents; their
-//!    outcome is a coin toss in a dense crowd, so survivors are queued
-//!    without a branch), then the exact test on **four queued pairs at
-//!    once** ([`crate::ellipsoid::contact_functions_until`], one SIMD lane
+//!    spheres at the current centres, then the vertical extents, read from a
+//!    compact array of spheres refreshed before each sweep; their outcome is
+//!    a coin toss in a dense crowd, so a unit's survivors are sifted into a
+//!    buffer of places without a branch), then the exact test on **four
+//!    queued pairs at once**
+//!    ([`crate::ellipsoid::contact_functions_until`], one SIMD lane
 //!    each, bit-identical to one at a time), which stops at the first sample
 //!    `f(λ) ≥ 1` for the common no-overlap case. Each overlapping pair is
 //!    pushed apart along the centre line by the exact depth (plus a skin of
@@ -262,6 +264,9 @@ pub struct Separation {
     pushes: Vec<Push>,
     /// Places of units whose bounding radius exceeds a cell, in order.
     big: Vec<u32>,
+    /// The placed units' bounding spheres for the candidate sift, refreshed
+    /// before every sweep.
+    spheres: Vec<Sphere>,
 }
 
 /// What the sweeps of one pass share.
@@ -269,6 +274,8 @@ pub struct Separation {
 struct Context<'a> {
     /// Bodies in place order.
     bodies: &'a [Body],
+    /// Their bounding spheres, in place order.
+    spheres: &'a [Sphere],
     hash: &'a SpatialHash,
     /// Units with a radius above this are big.
     big_radius: f32,
@@ -331,6 +338,41 @@ impl Layer {
     }
 }
 
+/// A placed unit's bounding sphere and vertical semi-axis, 32 bytes, for
+/// the candidate sift: `(x, y, altitude, radius)` in one vector. Big units
+/// have a NaN radius here, so every comparison with them is false and the
+/// small units' sweeps never pick them.
+#[derive(Clone, Copy, Debug, Default)]
+struct Sphere {
+    centre_radius: Vec4,
+    half_height: f32,
+}
+
+impl Sphere {
+    fn of(body: &Body, big_radius: f32) -> Sphere {
+        let radius = if body.radius > big_radius {
+            f32::NAN
+        } else {
+            body.radius
+        };
+        Sphere {
+            centre_radius: body.centre.extend(radius),
+            half_height: body.half_height,
+        }
+    }
+
+    /// Whether the bounding spheres and the vertical extents of `self` and
+    /// `other` meet ([`may_overlap`]); false when either is big.
+    #[inline]
+    fn meets(&self, other: &Sphere) -> bool {
+        let offset = other.centre_radius - self.centre_radius;
+        let squared = offset * offset;
+        let reach = self.centre_radius.w + other.centre_radius.w;
+        (squared.x + squared.y + squared.z < reach * reach)
+            & (offset.z.abs() < self.half_height + other.half_height)
+    }
+}
+
 /// How an overlapping pair is pushed apart.
 struct Overlap {
     /// Unit vector from the first unit towards the second, ground plane.
@@ -353,6 +395,7 @@ impl Separation {
             placed: Vec::new(),
             pushes: Vec::new(),
             big: Vec::new(),
+            spheres: Vec::new(),
         })
     }
 
@@ -374,6 +417,8 @@ impl Separation {
         self.placed.reserve(units.saturating_sub(self.placed.len()));
         self.pushes.reserve(units.saturating_sub(self.pushes.len()));
         self.big.reserve(units.saturating_sub(self.big.len()));
+        self.spheres
+            .reserve(units.saturating_sub(self.spheres.len()));
         self.local.reserve(units);
     }
 
@@ -405,10 +450,12 @@ impl Separation {
             placed,
             pushes,
             big,
+            spheres,
         } = self;
         bodies.resize(units, Body::default());
         placed.resize(units, Body::default());
         pushes.resize(units, Push::default());
+        spheres.resize(units, Sphere::default());
         {
             let position = &*position;
             for_each_chunk(bodies, |first, rows| {
@@ -435,8 +482,10 @@ impl Separation {
         let mut own_hash = false;
         loop {
             let hash: &SpatialHash = if own_hash { local } else { input.spatial };
+            refresh_spheres(placed, big_radius, spheres);
             let context = Context {
                 bodies: placed,
+                spheres,
                 hash,
                 big_radius,
                 layers,
@@ -512,6 +561,15 @@ fn place(
     );
 }
 
+/// The bounding spheres of `placed`, in the same order.
+fn refresh_spheres(placed: &[Body], big_radius: f32, spheres: &mut [Sphere]) {
+    for_each_chunk(spheres, |first, rows| {
+        for (sphere, body) in rows.iter_mut().zip(&placed[first..]) {
+            *sphere = Sphere::of(body, big_radius);
+        }
+    });
+}
+
 /// Writes the ground positions of `placed` (in `hash`'s place order) back to
 /// the unit-ordered `position`.
 fn write_back(placed: &[Body], hash: &SpatialHash, position: &mut [Vec2]) {
@@ -535,13 +593,20 @@ fn sweep(context: &Context<'_>, big: &[u32], pushes: &mut [Push]) -> Sweep {
         }
     });
     // Pairs with a big unit: one thread, fixed order, both sides at once.
+    let mut sifted = [0; SIFTED];
     for (index, &unit) in big.iter().enumerate() {
         let unit = unit as usize;
-        for_each_candidate(context, unit, unit..unit + 1, |other, _| {
+        let examined = for_each_candidate(context, unit, unit..unit + 1, &mut sifted, |other| {
             push_pair(unit, other, context, pushes);
         });
+        pushes[unit].tested += examined;
         for &other in &big[index + 1..] {
-            push_pair(unit, other as usize, context, pushes);
+            let other = other as usize;
+            let (a, b) = (&context.bodies[unit], &context.bodies[other]);
+            pushes[unit].tested += 1;
+            if may_overlap(a, b, b.centre - a.centre) {
+                push_pair(unit, other, context, pushes);
+            }
         }
     }
     let mut total = Sweep::default();
@@ -569,17 +634,15 @@ struct Batch {
 }
 
 impl Batch {
-    /// Writes a pair into lane `slot` (`< 4`) without queueing it: the
-    /// caller counts the queued pairs in a local (kept in a register) and
-    /// advances it only for the pairs it keeps, so whether a candidate
-    /// survives the cheap rejections (a coin toss in a dense crowd) costs no
-    /// branch.
+    /// Queues a pair; true when the batch is full and must be settled.
     #[inline]
-    fn put(&mut self, slot: usize, first: usize, second: usize, offset: Vec3) {
-        let slot = slot & 3;
+    fn queue(&mut self, first: usize, second: usize, offset: Vec3) -> bool {
+        let slot = self.len & 3;
         self.first[slot] = first;
         self.second[slot] = second;
         self.offset[slot] = offset;
+        self.len += 1;
+        self.len == 4
     }
 
     /// The exact contact functions of the queued pairs (lanes past `len`
@@ -599,31 +662,59 @@ impl Batch {
     }
 }
 
-/// Calls `visit` with the place of every small unit near enough to the
-/// unit at place `unit` that they may overlap, except places in `skip`, in
-/// place order: the hash's cells under the square of half-side
-/// [`Context::search`] about the unit's hashed position.
+/// Candidates that passed the sift are buffered up to this many before
+/// they are visited.
+const SIFTED: usize = 64;
+
+/// Calls `visit` with the place of every small unit, except places in
+/// `skip`, whose bounding sphere and vertical extent meet those of the unit
+/// at place `unit` ([`Sphere::meets`]), in place order, from the hash's
+/// cells under the square of half-side [`Context::search`] about the unit's
+/// hashed position. Returns how many units those cells hold outside `skip`:
+/// the candidates examined.
+///
+/// The test is sifted without branches into `sifted` first, which is
+/// visited when full and at the end: in a crowd about a third of the
+/// candidates pass, which no branch predictor guesses, and a window's row
+/// runs are short (one or two units), so the buffer spans them all.
 #[inline]
 fn for_each_candidate(
     context: &Context<'_>,
     unit: usize,
     skip: Range<usize>,
-    mut visit: impl FnMut(usize, &Body),
-) {
+    sifted: &mut [u32; SIFTED],
+    mut visit: impl FnMut(usize),
+) -> u32 {
     let point = context.hash.sorted_positions()[unit];
-    let search = context.search(&context.bodies[unit]);
-    context.hash.for_each_row_range(point, search, |range| {
-        let before = skip.start.clamp(range.start, range.end);
-        let after = skip.end.clamp(range.start, range.end);
-        for places in [range.start..before, after..range.end] {
-            let first = places.start;
-            for (offset, them) in context.bodies[places].iter().enumerate() {
-                if them.radius <= context.big_radius {
-                    visit(first + offset, them);
+    let body = &context.bodies[unit];
+    // Its real radius, big or not.
+    let own = Sphere {
+        centre_radius: body.centre.extend(body.radius),
+        half_height: body.half_height,
+    };
+    let mut count = 0;
+    let mut examined = 0;
+    context
+        .hash
+        .for_each_row_range(point, context.search(body), |range| {
+            let before = skip.start.clamp(range.start, range.end);
+            let after = skip.end.clamp(range.start, range.end);
+            examined += (before - range.start + range.end - after) as u32;
+            for places in [range.start..before, after..range.end] {
+                for (place, sphere) in places.clone().zip(&context.spheres[places]) {
+                    if count == SIFTED {
+                        sifted.iter().for_each(|&place| visit(place as usize));
+                        count = 0;
+                    }
+                    sifted[count] = place as u32;
+                    count += usize::from(own.meets(sphere));
                 }
             }
-        }
-    });
+        });
+    sifted[..count]
+        .iter()
+        .for_each(|&place| visit(place as usize));
+    examined
 }
 
 /// The pushes of the small units at places `first..first + chunk.len()`
@@ -634,15 +725,16 @@ fn for_each_candidate(
 fn push_chunk(first: usize, chunk: &mut [Push], context: &Context<'_>) {
     let chunk_end = first + chunk.len();
     let mut batch = Batch::default();
-    let mut queued = 0;
+    let mut sifted = [0; SIFTED];
     for unit in first..chunk_end {
         let own = &context.bodies[unit];
         if own.radius > context.big_radius {
             continue;
         }
-        let (mut tested, mut exact) = (0, 0);
+        let mut exact = 0;
         // Earlier places of this chunk already tested their pairs with this one.
-        for_each_candidate(context, unit, first..unit + 1, |other, them| {
+        let tested = for_each_candidate(context, unit, first..unit + 1, &mut sifted, |other| {
+            let them = &context.bodies[other];
             if own.inv_mass + them.inv_mass == 0.0
                 || own.inv_mass == 0.0 && !(first..chunk_end).contains(&other)
             {
@@ -650,22 +742,14 @@ fn push_chunk(first: usize, chunk: &mut [Push], context: &Context<'_>) {
                 // measures the pair itself).
                 return;
             }
-            tested += 1;
-            let offset = them.centre - own.centre;
-            let keep = may_overlap(own, them, offset);
-            exact += u32::from(keep);
-            batch.put(queued, unit, other, offset);
-            queued += usize::from(keep);
-            if queued == 4 {
-                batch.len = queued;
+            exact += 1;
+            if batch.queue(unit, other, them.centre - own.centre) {
                 settle_pushes(&mut batch, first, chunk, context);
-                queued = 0;
             }
         });
         chunk[unit - first].tested += tested;
         chunk[unit - first].exact += exact;
     }
-    batch.len = queued;
     settle_pushes(&mut batch, first, chunk, context);
 }
 
@@ -710,34 +794,28 @@ fn settle_pushes(batch: &mut Batch, first: usize, chunk: &mut [Push], context: &
 /// end.
 fn measure_chunk(first: usize, chunk: &mut [Push], context: &Context<'_>) {
     let mut batch = Batch::default();
-    let mut queued = 0;
+    let mut sifted = [0; SIFTED];
     let mut deepest = Deepest::default();
     for unit in first..first + chunk.len() {
         let own = &context.bodies[unit];
         if own.radius > context.big_radius {
             continue;
         }
-        let (mut tested, mut exact) = (0, 0);
-        for_each_candidate(context, unit, 0..unit + 1, |other, them| {
-            if own.inv_mass + them.inv_mass == 0.0 {
+        let mut exact = 0;
+        let tested = for_each_candidate(context, unit, 0..unit + 1, &mut sifted, |other| {
+            let them = &context.bodies[other];
+            let offset = them.centre - own.centre;
+            if own.inv_mass + them.inv_mass == 0.0 || !may_be_deeper(own, them, offset, deepest) {
                 return;
             }
-            tested += 1;
-            let offset = them.centre - own.centre;
-            let keep = may_overlap(own, them, offset) & may_be_deeper(own, them, offset, deepest);
-            exact += u32::from(keep);
-            batch.put(queued, unit, other, offset);
-            queued += usize::from(keep);
-            if queued == 4 {
-                batch.len = queued;
+            exact += 1;
+            if batch.queue(unit, other, offset) {
                 settle_depths(&mut batch, first, chunk, context, &mut deepest);
-                queued = 0;
             }
         });
         chunk[unit - first].tested += tested;
         chunk[unit - first].exact += exact;
     }
-    batch.len = queued;
     settle_depths(&mut batch, first, chunk, context, &mut deepest);
 }
 
@@ -810,18 +888,15 @@ fn uninteresting_level(offset: Vec3, smallest: f32, beyond: Deepest) -> f32 {
     ratio * ratio
 }
 
-/// Tests the pair `(unit, other)` (places) once and pushes both.
+/// Tests the pair `(unit, other)` (places), which passed the cheap
+/// rejections, once and pushes both.
 fn push_pair(unit: usize, other: usize, context: &Context<'_>, pushes: &mut [Push]) {
     let (a, b) = (&context.bodies[unit], &context.bodies[other]);
     let total = a.inv_mass + b.inv_mass;
     if total == 0.0 {
         return;
     }
-    pushes[unit].tested += 1;
     let offset = b.centre - a.centre;
-    if !may_overlap(a, b, offset) {
-        return;
-    }
     pushes[unit].exact += 1;
     let contact = contact_function_until(&a.shape, &b.shape, offset, 1.0);
     let Some(overlap) = resolve(a, b, offset, contact.f, unit < other) else {
