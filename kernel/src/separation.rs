@@ -70,7 +70,8 @@
 //!    whose bounding spheres overlap by no more than the chunk's deepest so
 //!    far `d` cannot raise it (pushed apart until the spheres touch, the
 //!    shields are apart, so the depth is at most `r_A + r_B − |r|`) and gets
-//!    no exact test at all; for the others the Newton search stops as soon
+//!    no exact test at all, and each unit's search window shrinks by `d`;
+//!    for the others the Newton search stops as soon
 //!    as a sample of `f` proves the pair no deeper than `d` (`f ≥ (|r| /
 //!    (|r| + d))²`): only the pairs that raise the maximum are measured to
 //!    the end. The maximum is exact; the count of overlapping pairs reported is
@@ -294,6 +295,20 @@ impl Context<'_> {
         let reach = self.layers[0].reach(body).max(self.layers[1].reach(body));
         body.radius + reach + 2.0 * self.slack
     }
+
+    /// [`Context::search`] for a measuring sweep that wants only overlaps
+    /// deeper than `beyond`: no pair whose bounding spheres overlap by less
+    /// can be ([`may_be_deeper`]; the same holds for the horizontal depth of
+    /// a pair at different altitudes), so the search shrinks by that depth.
+    #[inline]
+    fn search_deeper(&self, body: &Body, beyond: Deepest) -> f32 {
+        let smallest = body
+            .smallest
+            .min(self.layers[0].smallest)
+            .min(self.layers[1].smallest);
+        let floor = beyond.m.min(beyond.rel * smallest);
+        self.search(body) - floor
+    }
 }
 
 /// The small units of one layer (on the ground, or airborne): their largest
@@ -304,6 +319,8 @@ impl Context<'_> {
 #[derive(Clone, Copy, Debug)]
 struct Layer {
     radius: f32,
+    /// The smallest semi-axis.
+    smallest: f32,
     low: f32,
     high: f32,
 }
@@ -311,6 +328,7 @@ struct Layer {
 impl Layer {
     const EMPTY: Layer = Layer {
         radius: 0.0,
+        smallest: f32::INFINITY,
         low: f32::INFINITY,
         high: f32::NEG_INFINITY,
     };
@@ -322,6 +340,7 @@ impl Layer {
         for body in bodies.iter().filter(|body| body.radius <= big_radius) {
             let layer = &mut layers[usize::from(body.centre.z != 0.0)];
             layer.radius = layer.radius.max(body.radius);
+            layer.smallest = layer.smallest.min(body.smallest);
             layer.low = layer.low.min(body.centre.z - body.half_height);
             layer.high = layer.high.max(body.centre.z + body.half_height);
         }
@@ -596,9 +615,17 @@ fn sweep(context: &Context<'_>, big: &[u32], pushes: &mut [Push]) -> Sweep {
     let mut sifted = [0; SIFTED];
     for (index, &unit) in big.iter().enumerate() {
         let unit = unit as usize;
-        let examined = for_each_candidate(context, unit, unit..unit + 1, &mut sifted, |other| {
-            push_pair(unit, other, context, pushes);
-        });
+        let search = context.search(&context.bodies[unit]);
+        let examined = for_each_candidate(
+            context,
+            unit,
+            search,
+            unit..unit + 1,
+            &mut sifted,
+            |other| {
+                push_pair(unit, other, context, pushes);
+            },
+        );
         pushes[unit].tested += examined;
         for &other in &big[index + 1..] {
             let other = other as usize;
@@ -669,8 +696,9 @@ const SIFTED: usize = 64;
 /// Calls `visit` with the place of every small unit, except places in
 /// `skip`, whose bounding sphere and vertical extent meet those of the unit
 /// at place `unit` ([`Sphere::meets`]), in place order, from the hash's
-/// cells under the square of half-side [`Context::search`] about the unit's
-/// hashed position. Returns how many units those cells hold outside `skip`:
+/// cells under the square of half-side `search` (at least
+/// [`Context::search`] unless a narrower window provably suffices) about
+/// the unit's hashed position. Returns how many units those cells hold outside `skip`:
 /// the candidates examined.
 ///
 /// The test is sifted without branches into `sifted` first, which is
@@ -681,6 +709,7 @@ const SIFTED: usize = 64;
 fn for_each_candidate(
     context: &Context<'_>,
     unit: usize,
+    search: f32,
     skip: Range<usize>,
     sifted: &mut [u32; SIFTED],
     mut visit: impl FnMut(usize),
@@ -694,23 +723,21 @@ fn for_each_candidate(
     };
     let mut count = 0;
     let mut examined = 0;
-    context
-        .hash
-        .for_each_row_range(point, context.search(body), |range| {
-            let before = skip.start.clamp(range.start, range.end);
-            let after = skip.end.clamp(range.start, range.end);
-            examined += (before - range.start + range.end - after) as u32;
-            for places in [range.start..before, after..range.end] {
-                for (place, sphere) in places.clone().zip(&context.spheres[places]) {
-                    if count == SIFTED {
-                        sifted.iter().for_each(|&place| visit(place as usize));
-                        count = 0;
-                    }
-                    sifted[count] = place as u32;
-                    count += usize::from(own.meets(sphere));
+    context.hash.for_each_row_range(point, search, |range| {
+        let before = skip.start.clamp(range.start, range.end);
+        let after = skip.end.clamp(range.start, range.end);
+        examined += (before - range.start + range.end - after) as u32;
+        for places in [range.start..before, after..range.end] {
+            for (place, sphere) in places.clone().zip(&context.spheres[places]) {
+                if count == SIFTED {
+                    sifted.iter().for_each(|&place| visit(place as usize));
+                    count = 0;
                 }
+                sifted[count] = place as u32;
+                count += usize::from(own.meets(sphere));
             }
-        });
+        }
+    });
     sifted[..count]
         .iter()
         .for_each(|&place| visit(place as usize));
@@ -733,20 +760,28 @@ fn push_chunk(first: usize, chunk: &mut [Push], context: &Context<'_>) {
         }
         let mut exact = 0;
         // Earlier places of this chunk already tested their pairs with this one.
-        let tested = for_each_candidate(context, unit, first..unit + 1, &mut sifted, |other| {
-            let them = &context.bodies[other];
-            if own.inv_mass + them.inv_mass == 0.0
-                || own.inv_mass == 0.0 && !(first..chunk_end).contains(&other)
-            {
-                // Two immovable units, or only the other side moves (and
-                // measures the pair itself).
-                return;
-            }
-            exact += 1;
-            if batch.queue(unit, other, them.centre - own.centre) {
-                settle_pushes(&mut batch, first, chunk, context);
-            }
-        });
+        let search = context.search(own);
+        let tested = for_each_candidate(
+            context,
+            unit,
+            search,
+            first..unit + 1,
+            &mut sifted,
+            |other| {
+                let them = &context.bodies[other];
+                if own.inv_mass + them.inv_mass == 0.0
+                    || own.inv_mass == 0.0 && !(first..chunk_end).contains(&other)
+                {
+                    // Two immovable units, or only the other side moves (and
+                    // measures the pair itself).
+                    return;
+                }
+                exact += 1;
+                if batch.queue(unit, other, them.centre - own.centre) {
+                    settle_pushes(&mut batch, first, chunk, context);
+                }
+            },
+        );
         chunk[unit - first].tested += tested;
         chunk[unit - first].exact += exact;
     }
@@ -802,7 +837,8 @@ fn measure_chunk(first: usize, chunk: &mut [Push], context: &Context<'_>) {
             continue;
         }
         let mut exact = 0;
-        let tested = for_each_candidate(context, unit, 0..unit + 1, &mut sifted, |other| {
+        let search = context.search_deeper(own, deepest);
+        let tested = for_each_candidate(context, unit, search, 0..unit + 1, &mut sifted, |other| {
             let them = &context.bodies[other];
             let offset = them.centre - own.centre;
             if own.inv_mass + them.inv_mass == 0.0 || !may_be_deeper(own, them, offset, deepest) {
