@@ -5,8 +5,9 @@
 //! (10,000 units) built on ONE thread, so the count does not depend on
 //! scheduling, and stepped once so the columns hold a moving world and every
 //! scratch buffer has grown. `separation_dense` runs one separation pass on
-//! the separation bench's dense crowd at 8,000 units (below the parallel
-//! threshold, so on one thread too). Building the world is setup, not counted; the world is returned
+//! the separation bench's crowds at 8,000 units (below the parallel
+//! threshold, so on one thread too): `units_8k` with every semi-axis 2–6 m
+//! (jammed), `across_2_6m_8k` with shields 2–6 m across. Building the world is setup, not counted; the world is returned
 //! from each benchmark so dropping it is not counted either.
 //!
 //! Run with `scripts/bench-instructions.sh` (installs the matching
@@ -28,7 +29,7 @@ use convoy::{Profile, Sim, SpatialHash, scenario};
 use gungraun::{
     Callgrind, LibraryBenchmarkConfig, library_benchmark, library_benchmark_group, main,
 };
-use shield_crowd::{SHIELD_CROWD_CELL, ShieldCrowd, shield_crowd};
+use shield_crowd::{ShieldCrowd, ShieldSize, shield_crowd};
 
 /// The default profile: 10,000 mixed units crossing an open map.
 const PROFILE: &str = include_str!("../../profiles/default.toml");
@@ -138,9 +139,9 @@ fn separation(mut world: World) -> World {
     world
 }
 
-/// The separation benchmark's crowd (`benches/separation.rs`, one unit per
-/// 50 m², shields 2–6 m, about two overlapping pairs per unit) at 8,000
-/// units: below the parallel threshold, so one thread whatever the pool.
+/// A separation benchmark crowd (`benches/separation.rs`, one unit per
+/// 50 m²) at 8,000 units: below the parallel threshold, so one thread
+/// whatever the pool.
 struct DenseCrowd {
     crowd: ShieldCrowd,
     spatial: SpatialHash,
@@ -149,11 +150,11 @@ struct DenseCrowd {
 }
 
 /// Setup (not counted): the crowd, its hash, and separation scratch grown.
-fn dense_crowd() -> DenseCrowd {
-    let crowd = shield_crowd(8_000);
-    let mut spatial = SpatialHash::new(crowd.bounds, SHIELD_CROWD_CELL).expect("valid grid");
+fn dense_crowd(size: ShieldSize) -> DenseCrowd {
+    let crowd = shield_crowd(8_000, size);
+    let mut spatial = SpatialHash::new(crowd.bounds, crowd.cell).expect("valid grid");
     spatial.rebuild(&crowd.position);
-    let mut separation = Separation::new(crowd.bounds, SHIELD_CROWD_CELL, 1).expect("valid grid");
+    let mut separation = Separation::new(crowd.bounds, crowd.cell, 1).expect("valid grid");
     separation.reserve(crowd.position.len());
     let position = crowd.position.clone();
     DenseCrowd {
@@ -164,9 +165,10 @@ fn dense_crowd() -> DenseCrowd {
     }
 }
 
-// `separation` on the dense crowd: one push iteration and the measuring sweep.
+// `separation` on a crowd: one push iteration and the measuring sweep.
 #[library_benchmark]
-#[bench::units_8k(setup = dense_crowd)]
+#[bench::units_8k(args = (ShieldSize::SemiAxes2To6m), setup = dense_crowd)]
+#[bench::across_2_6m_8k(args = (ShieldSize::Across2To6m), setup = dense_crowd)]
 fn separation_dense(mut dense: DenseCrowd) -> DenseCrowd {
     let input = SeparationInput {
         altitude: &dense.crowd.altitude,

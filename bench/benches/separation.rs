@@ -1,11 +1,13 @@
 //! Shield separation: one push iteration (a sweep, the push, and the sweep
-//! that measures what remains) over 100,000 units at one per 50 m², shield
-//! semi-axes 2–6 m, random headings, all on the ground, rows in spatial-cell
-//! order as the simulation keeps them. Before timing, the
+//! that measures what remains) over 100,000 units at one per 50 m², random
+//! headings, all on the ground, rows in spatial-cell order as the simulation
+//! keeps them; shields of 2–6 m read both ways ([`ShieldSize`]):
+//! `one_iteration` with every semi-axis 2–6 m (a jammed crowd), and
+//! `one_iteration_across_2_6m` with shields 2–6 m across. Before timing, the
 //! pass's count of overlapping pairs is checked against a brute-force count
 //! with the exact ellipsoid test over units sorted by x (no spatial hash).
 //!
-//! `exact_tests_alone` is the floor under any exact pass on this crowd: the
+//! `exact_tests_alone` is the floor under any exact pass on a crowd: the
 //! Perram–Wertheim contact functions alone (four pairs a call, as the pass
 //! runs them, on both threads), with no candidate search, no gathering and
 //! no push, over the pairs a pushing sweep must test exactly — those whose
@@ -28,11 +30,9 @@ use convoy::glam::Vec4;
 use convoy::separation::{Separation, SeparationInput, TOLERANCE_REL};
 use criterion::{BatchSize, BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use rayon::prelude::*;
-use shield_crowd::{ShieldCrowd, shield_crowd};
+use shield_crowd::{ShieldCrowd, ShieldSize, shield_crowd};
 
 const UNITS: usize = 100_000;
-/// The tick hash's cell: the largest shield's bounding radius.
-const CELL: f32 = shield_crowd::SHIELD_CROWD_CELL;
 
 fn ellipsoid(crowd: &ShieldCrowd, unit: usize) -> Ellipsoid {
     Ellipsoid::new(
@@ -51,7 +51,7 @@ fn pairs_within_bounding_spheres(crowd: &ShieldCrowd) -> Vec<(Ellipsoid, Ellipso
     for (k, &a) in order.iter().enumerate() {
         let ea = ellipsoid(crowd, a);
         for &b in &order[k + 1..] {
-            if crowd.position[b].x - crowd.position[a].x > 12.0 {
+            if crowd.position[b].x - crowd.position[a].x > 2.0 * crowd.cell {
                 break;
             }
             let eb = ellipsoid(crowd, b);
@@ -91,25 +91,72 @@ fn lanes(pairs: &[(Ellipsoid, Ellipsoid)]) -> Vec<(Shapes4, Shapes4, Offsets4)> 
 }
 
 fn separation(c: &mut Criterion) {
-    let crowd = shield_crowd(UNITS);
-    let mut hash = SpatialHash::new(crowd.bounds, CELL).expect("valid grid");
-    hash.rebuild(&crowd.position);
-    let input = SeparationInput {
-        altitude: &crowd.altitude,
-        heading: &crowd.heading,
-        shield: &crowd.shield,
-        inv_mass: &crowd.inv_mass,
-        spatial: &hash,
-        max_travel: 0.0,
-        terrain: None,
-    };
-    let mut separation = Separation::new(crowd.bounds, CELL, 1).expect("valid grid");
-    separation.reserve(UNITS);
+    let mut group = c.benchmark_group("separation");
+    group.throughput(Throughput::Elements(UNITS as u64));
+    for (size, name) in [
+        (ShieldSize::SemiAxes2To6m, ""),
+        (ShieldSize::Across2To6m, "_across_2_6m"),
+    ] {
+        let crowd = shield_crowd(UNITS, size);
+        let mut hash = SpatialHash::new(crowd.bounds, crowd.cell).expect("valid grid");
+        hash.rebuild(&crowd.position);
+        let input = SeparationInput {
+            altitude: &crowd.altitude,
+            heading: &crowd.heading,
+            shield: &crowd.shield,
+            inv_mass: &crowd.inv_mass,
+            spatial: &hash,
+            max_travel: 0.0,
+            terrain: None,
+        };
+        let mut separation = Separation::new(crowd.bounds, crowd.cell, 1).expect("valid grid");
+        separation.reserve(UNITS);
+        let pairs = pairs_within_bounding_spheres(&crowd);
+        report(&crowd, size, &pairs, &mut separation, input);
+        group.bench_function(
+            BenchmarkId::new(format!("one_iteration{name}"), UNITS),
+            |b| {
+                b.iter_batched_ref(
+                    || crowd.position.clone(),
+                    |position| black_box(separation.pass(input, position)),
+                    BatchSize::LargeInput,
+                );
+            },
+        );
+        let quads = lanes(&pairs);
+        group.bench_function(
+            BenchmarkId::new(format!("exact_tests_alone{name}"), UNITS),
+            |b| {
+                b.iter(|| {
+                    quads
+                        .par_chunks(1024)
+                        .map(|chunk| {
+                            chunk
+                                .iter()
+                                .map(|(a, b, r)| contact_functions_until(a, b, r, Vec4::ONE).f.x)
+                                .sum::<f32>()
+                        })
+                        .sum::<f32>()
+                });
+            },
+        );
+    }
+    group.finish();
+}
 
+/// Runs one pass on `crowd`, checks its count of overlapping pairs against
+/// the brute force over `pairs` (those whose bounding spheres meet), and
+/// prints what the pass did.
+fn report(
+    crowd: &ShieldCrowd,
+    size: ShieldSize,
+    pairs: &[(Ellipsoid, Ellipsoid)],
+    separation: &mut Separation,
+    input: SeparationInput<'_>,
+) {
     let mut position = crowd.position.clone();
     let stats = separation.pass(input, &mut position);
-    let pairs = pairs_within_bounding_spheres(&crowd);
-    let expected = brute_force_overlaps(&pairs);
+    let expected = brute_force_overlaps(pairs);
     assert!(
         stats.overlaps.abs_diff(expected) <= expected / 1000,
         "pass found {} overlapping pairs, brute force {expected}",
@@ -117,49 +164,27 @@ fn separation(c: &mut Criterion) {
     );
     assert_eq!(stats.iterations, 1);
     let per_unit = |count: u64| count as f64 / UNITS as f64;
+    let footprint: f32 = crowd
+        .shield
+        .iter()
+        .map(|axes| std::f32::consts::PI * axes.x * axes.y)
+        .sum();
     // Two sweeps (the pushing one and the measuring one), each examining a
     // pair once (pairs straddling two chunks twice in the pushing sweep).
     println!(
-        "{UNITS} units, one iteration (2 sweeps): {:.2} candidate pairs examined per unit \
-         ({:.2} per sweep), {:.2} exact tests per unit, {} overlapping pairs before, largest \
-         remaining overlap {:.3} m ({:.3} of the smaller smallest semi-axis)",
+        "{UNITS} units, {size:?} (footprints cover {:.2} of the area), one iteration (2 \
+         sweeps): {:.2} candidate pairs examined per unit ({:.2} per sweep), {:.2} exact tests \
+         per unit, {} overlapping pairs before, largest remaining overlap {:.3} m ({:.3} of the \
+         smaller smallest semi-axis); {:.2} pairs per unit whose bounding spheres meet",
+        footprint / (UNITS as f32 * 50.0),
         per_unit(stats.pairs_tested),
         per_unit(stats.pairs_tested) / 2.0,
         per_unit(stats.exact_tests),
         stats.overlaps,
         stats.max_overlap_m,
-        stats.max_overlap_rel
-    );
-
-    let mut group = c.benchmark_group("separation");
-    group.throughput(Throughput::Elements(UNITS as u64));
-    group.bench_function(BenchmarkId::new("one_iteration", UNITS), |b| {
-        b.iter_batched_ref(
-            || crowd.position.clone(),
-            |position| black_box(separation.pass(input, position)),
-            BatchSize::LargeInput,
-        );
-    });
-    let quads = lanes(&pairs);
-    println!(
-        "exact_tests_alone: {} pairs whose bounding spheres meet ({:.2} per unit)",
-        pairs.len(),
+        stats.max_overlap_rel,
         per_unit(pairs.len() as u64)
     );
-    group.bench_function(BenchmarkId::new("exact_tests_alone", UNITS), |b| {
-        b.iter(|| {
-            quads
-                .par_chunks(1024)
-                .map(|chunk| {
-                    chunk
-                        .iter()
-                        .map(|(a, b, r)| contact_functions_until(a, b, r, Vec4::ONE).f.x)
-                        .sum::<f32>()
-                })
-                .sum::<f32>()
-        });
-    });
-    group.finish();
 }
 
 criterion_group! {

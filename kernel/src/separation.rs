@@ -723,12 +723,11 @@ fn for_each_candidate(
     };
     let mut count = 0;
     let mut examined = 0;
-    context.hash.for_each_row_range(point, search, |range| {
-        let before = skip.start.clamp(range.start, range.end);
-        let after = skip.end.clamp(range.start, range.end);
-        examined += (before - range.start + range.end - after) as u32;
-        for places in [range.start..before, after..range.end] {
-            for (place, sphere) in places.clone().zip(&context.spheres[places]) {
+    context
+        .hash
+        .for_each_row_range_outside(point, search, skip, |run| {
+            examined += run.len() as u32;
+            for (place, sphere) in run.clone().zip(&context.spheres[run]) {
                 if count == SIFTED {
                     sifted.iter().for_each(|&place| visit(place as usize));
                     count = 0;
@@ -736,8 +735,7 @@ fn for_each_candidate(
                 sifted[count] = place as u32;
                 count += usize::from(own.meets(sphere));
             }
-        }
-    });
+        });
     sifted[..count]
         .iter()
         .for_each(|&place| visit(place as usize));

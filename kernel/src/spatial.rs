@@ -314,6 +314,31 @@ impl SpatialHash {
         }
     }
 
+    /// [`SpatialHash::for_each_row_range`] without the places in `skip`:
+    /// each row's run is visited whole, in its parts outside `skip`, or (a
+    /// row wholly inside `skip`) not at all.
+    #[inline]
+    pub(crate) fn for_each_row_range_outside(
+        &self,
+        point: Vec2,
+        radius: f32,
+        skip: std::ops::Range<usize>,
+        mut visit: impl FnMut(std::ops::Range<usize>),
+    ) {
+        self.for_each_row_range(point, radius, |run| {
+            if run.start >= skip.end || run.end <= skip.start {
+                visit(run);
+            } else {
+                if run.start < skip.start {
+                    visit(run.start..skip.start);
+                }
+                if run.end > skip.end {
+                    visit(skip.end..run.end);
+                }
+            }
+        });
+    }
+
     /// Visits every unit within `radius` of `point` (inclusive), as
     /// `(unit index, position at rebuild)`, in cell order.
     #[inline]

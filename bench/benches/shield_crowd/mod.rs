@@ -5,14 +5,33 @@ use convoy::glam::{Vec2, Vec3};
 use convoy::random::unit_f32;
 use convoy::{Bounds, SpatialHash};
 
-/// The shield benchmark crowd's hash cell: its largest bounding radius.
-pub const SHIELD_CROWD_CELL: f32 = 6.0;
+/// How big the crowd's shields are. The separation issue asks for "shields
+/// of 2–6 m" at one unit per 50 m², which reads two ways.
+#[derive(Clone, Copy, Debug)]
+pub enum ShieldSize {
+    /// Every semi-axis 2–6 m (shields 4–12 m across): the footprints cover
+    /// about the whole area, a jammed crowd with about two overlapping
+    /// pairs per unit that no number of pushes can resolve.
+    SemiAxes2To6m,
+    /// Shields 2–6 m across (every semi-axis 1–3 m): the footprints cover
+    /// about a quarter of the area.
+    Across2To6m,
+}
 
-/// A crowd for shield separation: one unit per 50 m² of a square, semi-axes
-/// 2–6 m each, random headings, all on the ground and movable, rows in
-/// spatial-cell order (as `Sim` keeps them), so that neighbours sit together
-/// in memory. Shields of that size at that density overlap heavily (about
-/// two overlapping pairs per unit).
+impl ShieldSize {
+    /// The range every semi-axis is drawn from, metres.
+    fn semi_axes(self) -> (f32, f32) {
+        match self {
+            ShieldSize::SemiAxes2To6m => (2.0, 6.0),
+            ShieldSize::Across2To6m => (1.0, 3.0),
+        }
+    }
+}
+
+/// A crowd for shield separation: one unit per 50 m² of a square, each
+/// semi-axis drawn from the range of its [`ShieldSize`], random headings, all
+/// on the ground and movable, rows in spatial-cell order (as `Sim` keeps
+/// them), so that neighbours sit together in memory.
 pub struct ShieldCrowd {
     pub position: Vec<Vec2>,
     pub altitude: Vec<f32>,
@@ -20,18 +39,21 @@ pub struct ShieldCrowd {
     pub shield: Vec<Vec3>,
     pub inv_mass: Vec<f32>,
     pub bounds: Bounds,
+    /// The tick hash's cell: the largest bounding radius.
+    pub cell: f32,
 }
 
 /// The shield crowd of `units` units (seeded).
-pub fn shield_crowd(units: usize) -> ShieldCrowd {
+pub fn shield_crowd(units: usize, size: ShieldSize) -> ShieldCrowd {
     const SEED: u64 = 42;
+    let (low, high) = size.semi_axes();
     let side = (units as f32 * 50.0).sqrt();
     let draw = |stream: u64, unit: usize| unit_f32(SEED, stream, unit as u64);
     let position: Vec<Vec2> = (0..units)
         .map(|u| Vec2::new(draw(1, u), draw(2, u)) * side)
         .collect();
     let bounds = Bounds::new(Vec2::splat(-50.0), Vec2::splat(side + 50.0));
-    let mut hash = SpatialHash::new(bounds, SHIELD_CROWD_CELL).expect("valid grid");
+    let mut hash = SpatialHash::new(bounds, high).expect("valid grid");
     hash.rebuild(&position);
     let order: Vec<usize> = hash.order().iter().map(|&u| u as usize).collect();
     ShieldCrowd {
@@ -43,9 +65,10 @@ pub fn shield_crowd(units: usize) -> ShieldCrowd {
             .collect(),
         shield: order
             .iter()
-            .map(|&u| Vec3::new(draw(3, u), draw(4, u), draw(5, u)) * 4.0 + 2.0)
+            .map(|&u| Vec3::new(draw(3, u), draw(4, u), draw(5, u)) * (high - low) + low)
             .collect(),
         inv_mass: vec![1.0; units],
         bounds,
+        cell: high,
     }
 }
