@@ -43,17 +43,17 @@
 //!    compact array of spheres refreshed before each sweep; their outcome is
 //!    a coin toss in a dense crowd, so a unit's survivors are sifted into a
 //!    buffer of places without a branch), then the exact test on **four
-//!    queued pairs at once**
-//!    ([`crate::ellipsoid::contact_functions_until`], one SIMD lane
-//!    each, bit-identical to one at a time), which stops at the first sample
-//!    `f(λ) ≥ 1` for the common no-overlap case. Each overlapping pair is
-//!    pushed apart along the centre line by the exact depth (plus a skin of
-//!    [`SKIN_REL`] of the smaller smallest semi-axis), each unit by its share
-//!    of the inverse mass (`inv_self / (inv_self + inv_other)`; immovable
-//!    units have inverse mass 0, so the movable party takes the full depth;
-//!    pairs of two immovable units are skipped). Pairs with a big unit are
-//!    then handled on one thread in a fixed order: each big unit queries the
-//!    hash with its own radius, and big pairs are tested all against all. A
+//!    queued pairs at once** ([`crate::ellipsoid::contact_functions_until`],
+//!    one SIMD lane each, bit-identical to one at a time), which stops at the
+//!    first sample `f(λ) ≥ 1` for the common no-overlap case. Each
+//!    overlapping pair is pushed apart along the centre line by the exact
+//!    depth (plus a skin of [`SKIN_REL`] of the smaller smallest semi-axis),
+//!    each unit by its share of the inverse mass (`inv_self / (inv_self +
+//!    inv_other)`; immovable units have inverse mass 0, so the movable party
+//!    takes the full depth; pairs of two immovable units are skipped). Pairs
+//!    with a big unit are then handled on one thread in a fixed order: each
+//!    big unit queries the hash with its own radius, and big pairs are
+//!    tested all against all. A
 //!    unit moves by the **sum** of its pushes from movable partners times
 //!    [`RELAXATION`] plus the sum from immovable ones, applied only after
 //!    every pair has been measured; the pairs of a chunk are queued and
@@ -66,16 +66,15 @@
 //! 4. **Measure.** After the last push one more sweep measures what remains,
 //!    from the current positions with the slack widened by every push since
 //!    the hash was built. It only wants the deepest overlap, so each pair is
-//!    tested once (from its earlier place, whatever the chunk). A pair
-//!    whose bounding spheres overlap by no more than the chunk's deepest so
-//!    far `d` cannot raise it (pushed apart until the spheres touch, the
-//!    shields are apart, so the depth is at most `r_A + r_B − |r|`) and gets
-//!    no exact test at all, and each unit's search window shrinks by `d`;
-//!    for the others the Newton search stops as soon
-//!    as a sample of `f` proves the pair no deeper than `d` (`f ≥ (|r| /
-//!    (|r| + d))²`): only the pairs that raise the maximum are measured to
-//!    the end. The maximum is exact; the count of overlapping pairs reported is
-//!    the first sweep's.
+//!    tested once (from its earlier place, whatever the chunk). A pair whose
+//!    bounding spheres overlap by no more than the chunk's deepest so far
+//!    `d` cannot raise it (pushed apart until the spheres touch, the shields
+//!    are apart, so the depth is at most `r_A + r_B − |r|`): it gets no
+//!    exact test, and each unit's search window shrinks by `d`. For the
+//!    others the Newton search stops as soon as a sample of `f` proves the
+//!    pair no deeper than `d` (`f ≥ (|r| / (|r| + d))²`): only the pairs
+//!    that raise the maximum are measured to the end. The maximum is exact;
+//!    the count of overlapping pairs reported is the first sweep's.
 //!
 //! **Ground plane only.** Separation moves units only in the ground plane,
 //! airborne ones included: altitude belongs to the flight model, and nothing
@@ -145,7 +144,8 @@ pub struct SeparationInput<'a> {
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct SeparationStats {
     /// Candidate pairs examined over all sweeps (pairs of units in the hash
-    /// cells of each unit's search window): each pair once, except pairs of
+    /// cells of each unit's search window, which in the measuring sweep
+    /// shrinks as deeper overlaps turn up): each pair once, except pairs of
     /// two small units in different chunks of [`crate::parallel::CHUNK_ROWS`]
     /// places in a pushing sweep, which are examined from both sides (a few
     /// per cent of pairs with rows in cell order).
@@ -697,9 +697,9 @@ const SIFTED: usize = 64;
 /// `skip`, whose bounding sphere and vertical extent meet those of the unit
 /// at place `unit` ([`Sphere::meets`]), in place order, from the hash's
 /// cells under the square of half-side `search` (at least
-/// [`Context::search`] unless a narrower window provably suffices) about
-/// the unit's hashed position. Returns how many units those cells hold outside `skip`:
-/// the candidates examined.
+/// [`Context::search`] unless a narrower window provably suffices) about the
+/// unit's hashed position. Returns how many units those cells hold outside
+/// `skip`: the candidates examined.
 ///
 /// The test is sifted without branches into `sifted` first, which is
 /// visited when full and at the end: in a crowd about a third of the
