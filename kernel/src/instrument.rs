@@ -1,6 +1,6 @@
 //! Stage timers, fixed-size histograms and frame budgets.
 //!
-//! Every stage of every tick runs inside [`Instruments::run`], which opens a
+//! Every stage of every tick runs inside [`StageTracks::run`], which opens a
 //! scope guard ([`StageTimer`]): on drop it records the elapsed nanoseconds in
 //! the stage's HDR histogram (allocated once, at three significant figures, so
 //! recording never allocates) and counts the tick as over budget when it

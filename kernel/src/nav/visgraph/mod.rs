@@ -17,7 +17,7 @@
 //!   their length (half by default, as in the paper) in the same graph, so
 //!   one search weighs roads, swamps and open ground together.
 //! - [`VisGraph::save`] / [`VisGraph::load`] keep a built graph as a binary
-//!   blob ([`file`]).
+//!   blob ([`mod@file`]).
 //!
 //! The search over it, with start/goal insertion, bridges and factions, is
 //! [`navigator`]; [`batch`] answers many queries across the rayon pool.

@@ -17,7 +17,7 @@
 //!
 //! The start's candidates are queued in stages of growing bound `B` on that
 //! lower bound `f`: a stage queues those with `f` in `(B_prev, B]`, found
-//! through the node grid ([`super::nodes`]) without touching cells whose
+//! through the node grid (`visgraph::nodes`) without touching cells whose
 //! whole rectangle is beyond `B`, and the next stage runs only when the
 //! open list's best entry exceeds `B` (or it is empty). Every node not yet
 //! queued has `f > B`, so the nodes are popped in the same order as if all
