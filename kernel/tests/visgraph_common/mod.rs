@@ -2,9 +2,14 @@
 //! visibility graph over *every* boundary vertex plus start and goal, with
 //! an independent visibility test (no proper crossing; every piece between
 //! boundary touches has a free midpoint; every touched vertex has free
-//! space on at least one side), searched by plain Dijkstra.
+//! space on at least one side), searched by plain Dijkstra. With roads
+//! ([`Oracle::with_roads`]), every free road vertex is one more vertex, and a
+//! road segment between two of them that see each other costs the road
+//! factor per metre.
 
 #![allow(dead_code)]
+
+use std::collections::HashSet;
 
 use convoy::glam::DVec2;
 use convoy::nav::clearance::FreeSpace;
@@ -16,10 +21,19 @@ pub struct Oracle {
     vertices: Vec<DVec2>,
     /// `visible[i][j]` between vertices.
     visible: Vec<Vec<bool>>,
+    /// Vertex pairs `(low, high)` joined by a road segment.
+    road: HashSet<(usize, usize)>,
+    road_factor: f64,
 }
 
 impl Oracle {
     pub fn new(space: &FreeSpace) -> Self {
+        Self::with_roads(space, &[], 1.0)
+    }
+
+    /// The oracle on `space` with `roads` (polylines) whose segments cost
+    /// `road_factor` per metre.
+    pub fn with_roads(space: &FreeSpace, roads: &[Vec<DVec2>], road_factor: f64) -> Self {
         let rings: Vec<Vec<DVec2>> = space
             .contours
             .iter()
@@ -29,7 +43,10 @@ impl Oracle {
             vertices: space.points.clone(),
             rings,
             visible: Vec::new(),
+            road: HashSet::new(),
+            road_factor,
         };
+        oracle.add_roads(roads);
         let n = oracle.vertices.len();
         let visible: Vec<Vec<bool>> = (0..n)
             .map(|i| {
@@ -42,6 +59,38 @@ impl Oracle {
             .collect();
         oracle.visible = visible;
         oracle
+    }
+
+    /// Appends each distinct free road vertex (equal coordinates are one
+    /// vertex) and records its segments' vertex pairs.
+    fn add_roads(&mut self, roads: &[Vec<DVec2>]) {
+        let mut index = std::collections::HashMap::new();
+        for road in roads {
+            let mut previous: Option<usize> = None;
+            for &p in road {
+                let vertex = *index
+                    .entry([p.x.to_bits(), p.y.to_bits()])
+                    .or_insert_with(|| {
+                        self.is_free(p).then(|| {
+                            self.vertices.push(p);
+                            self.vertices.len() - 1
+                        })
+                    });
+                if let (Some(a), Some(b)) = (previous, vertex) {
+                    self.road.insert((a.min(b), a.max(b)));
+                }
+                previous = vertex;
+            }
+        }
+    }
+
+    /// What the edge between vertices `u` and `v` costs.
+    fn cost(&self, u: usize, v: usize, length: f64) -> f64 {
+        if self.road.contains(&(u.min(v), u.max(v))) {
+            length * self.road_factor
+        } else {
+            length
+        }
     }
 
     fn edges(&self) -> impl Iterator<Item = (DVec2, DVec2)> + '_ {
@@ -111,15 +160,18 @@ impl Oracle {
         })
     }
 
-    /// Plain Dijkstra over every boundary vertex plus `start` and `goal`;
-    /// `None` when unreachable.
+    /// Plain Dijkstra over every vertex plus `start` and `goal`; `None`
+    /// when unreachable.
     pub fn shortest(&self, start: DVec2, goal: DVec2) -> Option<f64> {
         self.shortest_path(start, goal).map(|(length, _)| length)
     }
 
     /// The oracle's length and path.
     pub fn shortest_path(&self, start: DVec2, goal: DVec2) -> Option<(f64, Vec<DVec2>)> {
-        if self.segment_is_free(start, goal) {
+        let direct = self.segment_is_free(start, goal);
+        // Without roads nothing beats the straight line; with them a detour
+        // along one may.
+        if direct && self.road.is_empty() {
             return Some((start.distance(goal), vec![start, goal]));
         }
         let n = self.vertices.len();
@@ -160,10 +212,17 @@ impl Oracle {
                     (u, v) if u < n && v < n => self.visible[u][v],
                     (u, v) if u == s && v < n => from_start[v],
                     (u, v) if u < n && v == g => to_goal[u],
+                    (u, v) if u == s && v == g => direct,
                     _ => false,
                 };
                 if edge {
-                    let nd = dist[u] + point(u).distance(point(v));
+                    let length = point(u).distance(point(v));
+                    let nd = dist[u]
+                        + if u < n && v < n {
+                            self.cost(u, v, length)
+                        } else {
+                            length
+                        };
                     if nd < dist[v] {
                         dist[v] = nd;
                         parent[v] = u;
