@@ -200,7 +200,7 @@ proptest! {
         points in prop::collection::vec((0.5..99.5f64, 0.5..99.5f64), 12),
     ) {
         let map = PolygonMap { roads, ..map };
-        let config = GraphConfig { clearance, road_cost_factor, ..GraphConfig::default() };
+        let config = GraphConfig { clearance, road_cost_factor };
         let Ok(nav) = PolygonNavigator::build(&map, config, 1) else {
             return Ok(());
         };
