@@ -181,6 +181,10 @@ struct Body {
     /// Smallest semi-axis.
     smallest: f32,
     inv_mass: f32,
+    /// How far a small unit's centre may be from this one's and the two
+    /// still overlap: the radius plus the largest radius of the layers its
+    /// shield meets ([`Layer::reach`]).
+    reach: f32,
 }
 
 /// One unit's share of a sweep.
@@ -292,8 +296,7 @@ impl Context<'_> {
     /// may be and still overlap it.
     #[inline]
     fn search(&self, body: &Body) -> f32 {
-        let reach = self.layers[0].reach(body).max(self.layers[1].reach(body));
-        body.radius + reach + 2.0 * self.slack
+        body.reach + 2.0 * self.slack
     }
 
     /// [`Context::search`] for a measuring sweep that wants only overlaps
@@ -488,12 +491,19 @@ impl Separation {
                         half_height: axes.z,
                         smallest: axes.min_element(),
                         inv_mass: input.inv_mass[unit],
+                        // Set once the layers are known.
+                        reach: 0.0,
                     };
                 }
             });
         }
         let big_radius = input.spatial.cell_size();
         let layers = Layer::of(bodies, big_radius);
+        for_each_chunk(bodies, |_, rows| {
+            for body in rows {
+                body.reach = body.radius + layers[0].reach(body).max(layers[1].reach(body));
+            }
+        });
         place(bodies, position, input.spatial, big_radius, placed, big);
 
         let mut stats = SeparationStats::default();
