@@ -66,15 +66,20 @@
 //! 4. **Measure.** After the last push one more sweep measures what remains,
 //!    from the current positions with the slack widened by every push since
 //!    the hash was built. It only wants the deepest overlap, so each pair is
-//!    tested once (from its earlier place, whatever the chunk). A pair whose
-//!    bounding spheres overlap by no more than the chunk's deepest so far
-//!    `d` cannot raise it (pushed apart until the spheres touch, the shields
-//!    are apart, so the depth is at most `r_A + r_B − |r|`): it gets no
-//!    exact test, and each unit's search window shrinks by `d`. For the
-//!    others the Newton search stops as soon as a sample of `f` proves the
-//!    pair no deeper than `d` (`f ≥ (|r| / (|r| + d))²`): only the pairs
-//!    that raise the maximum are measured to the end. The maximum is exact;
-//!    the count of overlapping pairs reported is the first sweep's.
+//!    tested once (from its earlier place, whatever the chunk). Write `d` for
+//!    the chunk's deepest so far (the smaller of its depth in metres and its
+//!    relative depth times the pair's smaller smallest semi-axis). A pair at
+//!    one altitude whose bounding spheres overlap by no more than `d` cannot
+//!    raise it (pushed apart until the spheres touch, the shields are apart,
+//!    so the depth is at most `r_A + r_B − |r|`): it gets no exact test. No
+//!    pair whose ground positions are farther apart than that can raise it
+//!    either, at any altitudes (a horizontal depth is at most `r_A + r_B −
+//!    |r_h|`), so each unit's search window shrinks by `d`. For the others
+//!    at one altitude and apart on the ground, the Newton search stops as
+//!    soon as a sample of `f` proves the pair no deeper than `d` (`f ≥ (|r|
+//!    / (|r| + d))²`); the rest are measured in full. Only the pairs that
+//!    raise the maximum are measured to the end. The maximum is exact; the
+//!    count of overlapping pairs reported is the first sweep's.
 //!
 //! **Ground plane only.** Separation moves units only in the ground plane,
 //! airborne ones included: altitude belongs to the flight model, and nothing
@@ -143,12 +148,13 @@ pub struct SeparationInput<'a> {
 /// What one pass did and found.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct SeparationStats {
-    /// Candidate pairs examined over all sweeps (pairs of units in the hash
-    /// cells of each unit's search window, which in the measuring sweep
-    /// shrinks as deeper overlaps turn up): each pair once, except pairs of
-    /// two small units in different chunks of [`crate::parallel::CHUNK_ROWS`]
-    /// places in a pushing sweep, which are examined from both sides (a few
-    /// per cent of pairs with rows in cell order).
+    /// Candidate pairs examined over all sweeps: for each unit, the units in
+    /// the hash cells of its search window (which in the measuring sweep
+    /// shrinks as deeper overlaps turn up), big and immovable ones included.
+    /// A pair of small units counts once, except in different chunks of
+    /// [`crate::parallel::CHUNK_ROWS`] places in a pushing sweep, where it
+    /// is examined from both sides (a few per cent of pairs with rows in
+    /// cell order); a pair with a big unit counts from both sides.
     pub pairs_tested: u64,
     /// Candidates that passed the bounding-sphere and height checks and got
     /// the exact Perram–Wertheim test (in the measuring sweep, only those
@@ -921,13 +927,17 @@ fn may_be_deeper(a: &Body, b: &Body, offset: Vec3, beyond: Deepest) -> bool {
 /// `smallest`): depth `|r|(1/√F − 1) ≤ floor` exactly when
 /// `F ≥ (|r| / (|r| + floor))²`, and any sample of `f` is a lower bound of
 /// `F`, so the search stops at the first that reaches it. Pairs at
-/// different altitudes are measured in full (their depth is horizontal).
+/// different altitudes, or at one ground position, are measured in full
+/// (their depth is horizontal).
 fn uninteresting_level(offset: Vec3, smallest: f32, beyond: Deepest) -> f32 {
-    if offset.z != 0.0 {
+    let distance = offset.length();
+    // As in `resolve`: pairs at different altitudes, or at one ground
+    // position, take their depth from the horizontal search, which the
+    // contact function does not bound.
+    if offset.z != 0.0 || !(distance > 0.0) {
         return 1.0;
     }
     let floor = beyond.m.min(beyond.rel * smallest);
-    let distance = offset.length();
     let ratio = distance / (distance + floor);
     ratio * ratio
 }

@@ -235,37 +235,117 @@ fn airborne_shields_above_ground_shields_do_not_collide() {
     );
 }
 
-/// The largest overlap the pass reports is the one left in the crowd, even
-/// when the iterations run out long before it is resolved (the measuring
-/// sweep skips pairs that cannot be deeper than the deepest so far, and stops
-/// the others' searches early): checked against the brute-force oracle on a
-/// jammed ground crowd after 1 and 3 pushes. Ground only, where the pass's
-/// depth (along the centre line) is the oracle's.
+/// What a pass that pushes nothing reports for `world`: every overlapping
+/// pair measured in full by a pushing sweep.
+fn measured_in_full(world: &World) -> SeparationStats {
+    separate(&mut world.clone(), 0)
+}
+
+/// Whether two reported depths agree (pairs straddling two chunks are
+/// measured from both sides, a last-bit difference).
+fn same_depth(a: f32, b: f32) -> bool {
+    (a - b).abs() <= 1e-5 * a.max(b) + 1e-6
+}
+
+/// The largest overlap the pass reports, in metres and relative, is the one
+/// left in the crowd, even when the iterations run out long before it is
+/// resolved: the measuring sweep skips pairs that cannot be deeper than the
+/// deepest so far, narrows its windows and stops searches early, so each
+/// figure is checked against a pass that measures every pair in full, on
+/// mixed crowds (airborne, immovable and big units) at three densities
+/// after 1, 2, 3 and 5 pushes.
 #[test]
 fn reported_largest_overlap_is_the_one_left_when_iterations_run_out() {
-    let mixed = crowd(31, 6_000, 12.0);
-    let mut ground = World::default();
-    for unit in (0..mixed.len()).filter(|&unit| mixed.altitude[unit] == 0.0) {
-        ground.push(
-            mixed.position[unit],
-            0.0,
-            mixed.heading[unit],
-            mixed.shield[unit],
-            mixed.inv_mass[unit],
+    for (seed, area) in [(31, 12.0), (32, 20.0), (33, 30.0)] {
+        let start = crowd(seed, 6_000, area);
+        for iterations in [1, 2, 3, 5] {
+            let mut world = start.clone();
+            let stats = separate(&mut world, iterations);
+            let full = measured_in_full(&world);
+            assert!(
+                same_depth(stats.max_overlap_m, full.max_overlap_m)
+                    && same_depth(stats.max_overlap_rel, full.max_overlap_rel),
+                "seed {seed}, {iterations} pushes: the pass reports {} m ({} relative), \
+                 measured in full {} m ({})",
+                stats.max_overlap_m,
+                stats.max_overlap_rel,
+                full.max_overlap_m,
+                full.max_overlap_rel
+            );
+        }
+        let mut jammed = start.clone();
+        let stats = separate(&mut jammed, 1);
+        assert!(
+            seed != 31 || stats.max_overlap_rel > 0.5,
+            "the densest crowd should still overlap after one push: {stats:?}"
         );
     }
-    for iterations in [1, 3] {
-        let mut world = ground.clone();
-        let stats = separate(&mut world, iterations);
-        let (worst, pair) = worst_overlap(&world);
+}
+
+/// A movable shield wedged between two immovable ones that overlap it
+/// equally from the west and the east: its pushes cancel, so the overlap
+/// stays. All three are spheres of `radius` at `altitude`, `gap` apart.
+fn wedge(world: &mut World, centre: Vec2, altitude: f32, radius: f32, gap: f32) {
+    let sphere = Vec3::splat(radius);
+    world.push(centre - Vec2::new(gap, 0.0), 0.0, 0.0, sphere, 0.0);
+    world.push(centre, altitude, 0.0, sphere, 1.0);
+    world.push(centre + Vec2::new(gap, 0.0), 0.0, 0.0, sphere, 0.0);
+}
+
+/// Overlaps the measuring sweep cannot bound by the bounding spheres or the
+/// contact function, each met after deep ones have raised the floor: the
+/// deepest is reported, and equals the full measure. Wedges 3.5 m deep
+/// (spheres of 3 m, 2.5 m apart) come first in place order, then:
+/// shields at one ground position (depth 6 m along x, where the centre
+/// line gives no direction); a shield 2.9 m above two at its ground position
+/// (depth √(6² − 2.9²) ≈ 5.25 m, horizontal, though its centres are nearer
+/// than the spheres' reach less 3.5 m); and a small wedge that is
+/// shallow in metres but deepest relative to its shields.
+#[test]
+fn overlaps_the_measure_cannot_bound_are_still_the_deepest_reported() {
+    // Three of them, so that a batch of four pairs is settled (and the
+    // floor raised) before the later shields are queued.
+    let deep = |world: &mut World| {
+        for x in [5.0, 25.0, 45.0] {
+            wedge(world, Vec2::new(x, 5.0), 0.0, 3.0, 2.5);
+        }
+    };
+    let later = Vec2::new(60.0, 60.0);
+    let cases = [
+        ("at one ground position", 0.0, 6.0),
+        (
+            "above at one ground position",
+            2.9,
+            (6.0_f32 * 6.0 - 2.9 * 2.9).sqrt(),
+        ),
+    ];
+    for (case, altitude, depth) in cases {
+        let mut world = World::default();
+        deep(&mut world);
+        wedge(&mut world, later, altitude, 3.0, 0.0);
+        let stats = separate(&mut world, 1);
+        let full = measured_in_full(&world);
         assert!(
-            stats.iterations == iterations && worst > 0.1,
-            "the crowd should still overlap after {iterations} pushes: {stats:?}"
-        );
-        assert!(
-            (stats.max_overlap_rel - worst).abs() <= 1e-3 * worst,
-            "after {iterations} pushes the pass reports {} but pair {pair:?} overlaps by {worst}",
-            stats.max_overlap_rel
+            (stats.max_overlap_m - depth).abs() < 1e-3
+                && same_depth(stats.max_overlap_m, full.max_overlap_m),
+            "{case}: reported {} m, expected {depth}, measured in full {}",
+            stats.max_overlap_m,
+            full.max_overlap_m
         );
     }
+    // Metres and relative depth from different pairs: 3.5 m of 3 m shields
+    // (1.17), then 0.45 m of 0.25 m ones (1.8).
+    let mut world = World::default();
+    deep(&mut world);
+    wedge(&mut world, later, 0.0, 0.25, 0.05);
+    let stats = separate(&mut world, 1);
+    let full = measured_in_full(&world);
+    assert!(
+        same_depth(stats.max_overlap_m, 3.5) && same_depth(stats.max_overlap_rel, 1.8),
+        "reported {stats:?}, measured in full {full:?}"
+    );
+    assert!(
+        same_depth(stats.max_overlap_rel, full.max_overlap_rel),
+        "reported {stats:?}, measured in full {full:?}"
+    );
 }
