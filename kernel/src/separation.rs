@@ -934,7 +934,7 @@ fn uninteresting_level(offset: Vec3, smallest: f32, beyond: Deepest) -> f32 {
     // As in `resolve`: pairs at different altitudes, or at one ground
     // position, take their depth from the horizontal search, which the
     // contact function does not bound.
-    if offset.z != 0.0 || !(distance > 0.0) {
+    if offset.z != 0.0 || distance == 0.0 || distance.is_nan() {
         return 1.0;
     }
     let floor = beyond.m.min(beyond.rel * smallest);
