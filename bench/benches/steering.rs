@@ -9,7 +9,7 @@
 //! - `stages`: `Steering::run` then `integrate_columns`, on the default pool
 //!   — what `Sim::step` pays for these two stages;
 //! - `force21_avoidance`: one thread, per unit: the threat search over its
-//!   neighbour list and the response;
+//!   neighbour list (gathered into avoidance's rows) and the response;
 //! - `orca_avoidance`: one thread, per unit: ORCA over the same list.
 //!
 //! `cargo bench -p convoy-bench --bench steering`; `-- --profile-time 5`
@@ -23,7 +23,8 @@ use std::borrow::Cow;
 use std::hint::black_box;
 
 use convoy::glam::Vec2;
-use convoy::steer::avoid::{self, Body, Mover, ThreatSearch};
+use convoy::steer::avoid::{self, Body, Mover, Near, ThreatSearch};
+use convoy::steer::movers::MoverColumns;
 use convoy::steer::seek::drive_to_velocity;
 use convoy::steer::{SteerWorld, Steering, dynamics};
 use convoy::{Profile, Sim, SpatialHash, scenario};
@@ -110,6 +111,7 @@ impl World {
         let columns = self.sim.vehicles().columns();
         let mut avoiding = 0;
         let mut neighbours = Vec::new();
+        let mut rows = MoverColumns::default();
         for unit in 0..columns.position().len() {
             let me = self.body(unit);
             let seek = self.preferred(unit);
@@ -120,16 +122,20 @@ impl World {
                     .iter()
                     .map(|&other| self.body(other as usize)),
             );
+            rows.fill_from(&neighbours);
             let mut search = ThreatSearch::new(&me, seek);
-            for other in &neighbours {
-                search.consider(other);
-            }
+            let near = Near {
+                centre: me.position,
+                radius_sq: f32::INFINITY,
+                skip: usize::MAX,
+            };
+            search.consider_run(&rows, 0..rows.len(), near);
             let response = avoid::respond(
                 &me,
                 seek,
                 Some(columns.drive_to()[unit]),
                 columns.max_speed()[unit],
-                search.threat(),
+                search.threat(&rows),
             );
             avoiding += usize::from(black_box(response) != avoid::Response::Clear);
         }

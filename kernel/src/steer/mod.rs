@@ -16,6 +16,7 @@ pub mod avoid;
 pub mod dynamics;
 pub mod field;
 pub mod follow;
+pub mod movers;
 pub mod seek;
 pub mod turning;
 pub mod walls;
@@ -25,11 +26,12 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use glam::Vec2;
 
 use crate::nav::WorldMap;
-use crate::parallel::{for_each_chunk, for_each_chunk3};
+use crate::parallel::for_each_chunk3;
 use crate::spatial::SpatialHash;
 use crate::vehicles::{ColumnsMut, SteerMode};
-use avoid::{Body, Mover, Response, ThreatSearch};
+use avoid::{Body, Mover, Near, Response, ThreatSearch};
 use field::{Disc, FieldUnit};
+use movers::MoverColumns;
 
 /// Within this distance of its drive-to point a vehicle has arrived
 /// (Force 21 §5: 2.5 m).
@@ -78,15 +80,13 @@ pub struct SteerWorld<'a> {
 pub struct Steering {
     /// Every unit as avoidance reads it, in the spatial hash's place order,
     /// so a neighbour query streams through contiguous rows.
-    movers: Vec<Mover>,
+    movers: MoverColumns,
 }
 
 impl Steering {
     /// Grows the working memory to hold `units`, so ticks never allocate.
     pub fn reserve(&mut self, units: usize) {
-        if self.movers.len() < units {
-            self.movers.resize(units, Mover::default());
-        }
+        self.movers.reserve(units);
     }
 
     /// Writes every unit's desired velocity (the `steering` stage).
@@ -101,33 +101,31 @@ impl Steering {
             "the spatial hash was built for {} units, the columns hold {units}",
             world.spatial.len()
         );
-        self.movers.resize(units, Mover::default());
-        gather_movers(&mut self.movers, columns, world.spatial.order());
+        gather_movers(&mut self.movers, columns, world.spatial);
         steer_rows(columns, &self.movers, world)
     }
 }
 
-/// Writes `movers[place]` for the unit at each place of the spatial hash.
-fn gather_movers(movers: &mut [Mover], columns: &ColumnsMut<'_>, order: &[u32]) {
+/// Writes the mover of the unit at each place of the spatial hash.
+fn gather_movers(movers: &mut MoverColumns, columns: &ColumnsMut<'_>, spatial: &SpatialHash) {
     let (position, velocity, heading) = (&*columns.position, &*columns.velocity, &*columns.heading);
     let (altitude, shield) = (&*columns.altitude, &*columns.shield);
-    for_each_chunk(movers, |first, movers| {
-        for (mover, &unit) in movers.iter_mut().zip(&order[first..]) {
-            let unit = unit as usize;
-            *mover = Body {
-                position: position[unit],
-                velocity: velocity[unit],
-                heading: heading[unit],
-                altitude: altitude[unit],
-                shield: shield[unit],
-            }
-            .mover();
-        }
-    });
+    let body = |unit: usize| Body {
+        position: position[unit],
+        velocity: velocity[unit],
+        heading: heading[unit],
+        altitude: altitude[unit],
+        shield: shield[unit],
+    };
+    movers::gather(movers, body, spatial.order(), spatial.sorted_positions());
 }
 
 /// The steering pass proper, with every unit's mover in place order.
-fn steer_rows(columns: &mut ColumnsMut<'_>, movers: &[Mover], world: SteerWorld<'_>) -> SteerStats {
+fn steer_rows(
+    columns: &mut ColumnsMut<'_>,
+    movers: &MoverColumns,
+    world: SteerWorld<'_>,
+) -> SteerStats {
     let ColumnsMut {
         position,
         max_speed,
@@ -181,7 +179,7 @@ fn steer_rows(columns: &mut ColumnsMut<'_>, movers: &[Mover], world: SteerWorld<
             let mut tally = [0usize; 4];
             for offset in 0..desired.len() {
                 let place = places[offset] as usize;
-                let me = &movers[place];
+                let me = &movers.get(place);
                 let target = drive_to[offset];
                 let slowdown = terrain_slowdown(world.map, me.position);
                 let wanted = if steer_mode[offset] == SteerMode::PotentialField as u8 {
@@ -202,15 +200,15 @@ fn steer_rows(columns: &mut ColumnsMut<'_>, movers: &[Mover], world: SteerWorld<
                         max_brake[offset],
                     );
                     let mut search = ThreatSearch::new(me, seek);
-                    let centre = rebuilt_at[place];
-                    spatial.for_each_row_range(centre, world.avoid_radius, |range| {
-                        let others = &movers[range.clone()];
-                        let own = place.wrapping_sub(range.start);
-                        for_each_within(&rebuilt_at[range], centre, radius_sq, own, |index| {
-                            search.consider(&others[index]);
-                        });
+                    let near = Near {
+                        centre: rebuilt_at[place],
+                        radius_sq,
+                        skip: place,
+                    };
+                    spatial.for_each_row_range(near.centre, world.avoid_radius, |run| {
+                        search.consider_run(movers, run, near);
                     });
-                    let response = match search.threat() {
+                    let response = match search.threat(movers) {
                         None => Response::Clear,
                         threat => {
                             let destination = (target == goal[offset]).then_some(target);
@@ -262,41 +260,6 @@ fn steer_rows(columns: &mut ColumnsMut<'_>, movers: &[Mover], world: SteerWorld<
         avoiding,
         stopped,
         stuck,
-    }
-}
-
-/// Candidates are sifted this many at a time.
-const SIFT_BLOCK: usize = 32;
-
-/// Calls `visit(index)`, in index order, for every position of `run`
-/// within `radius_sq` (squared) of `centre` except the one at `skip`. The
-/// distance test is sifted without branches into a block of indices first:
-/// about a third of a window's candidates pass, which no branch predictor
-/// guesses.
-#[inline]
-fn for_each_within(
-    run: &[Vec2],
-    centre: Vec2,
-    radius_sq: f32,
-    skip: usize,
-    mut visit: impl FnMut(usize),
-) {
-    let mut start = 0;
-    while start < run.len() {
-        let block = &run[start..run.len().min(start + SIFT_BLOCK)];
-        // Offsets in the block of the positions that pass.
-        let mut near = [0u8; SIFT_BLOCK];
-        let mut count = 0;
-        for (offset, position) in block.iter().enumerate() {
-            // `count ≤ offset < SIFT_BLOCK`: the mask only drops the check.
-            near[count & (SIFT_BLOCK - 1)] = offset as u8;
-            let inside = centre.distance_squared(*position) <= radius_sq;
-            count += usize::from(inside & (start + offset != skip));
-        }
-        for &offset in &near[..count] {
-            visit(start + usize::from(offset));
-        }
-        start += SIFT_BLOCK;
     }
 }
 
