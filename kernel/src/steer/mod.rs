@@ -13,6 +13,7 @@
 
 pub mod angles;
 pub mod avoid;
+mod drive_lanes;
 pub mod dynamics;
 pub mod field;
 pub mod follow;
