@@ -75,7 +75,7 @@ impl Body {
         let axis = if rcp.is_finite() && rcp > 0.0 {
             self.velocity * rcp
         } else {
-            Vec2::from_angle(self.heading)
+            super::angles::direction(self.heading)
         };
         Mover {
             position: self.position,
