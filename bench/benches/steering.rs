@@ -125,7 +125,6 @@ impl World {
             rows.fill_from(&neighbours);
             let mut search = ThreatSearch::new(&me, seek);
             let near = Near {
-                centre: me.position,
                 radius_sq: f32::INFINITY,
                 skip: usize::MAX,
             };

@@ -135,13 +135,10 @@ pub struct Threat {
     pub other: Mover,
 }
 
-/// Where a run of rows is looked at from: candidates farther than
-/// `radius_sq.sqrt()` from `centre` (by where the spatial hash saw them)
-/// and the row `skip` (the searching unit's own) are passed over.
+/// Which rows of a run are candidates: those within `radius_sq.sqrt()` of
+/// the searching unit, other than the row `skip` (its own).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Near {
-    /// The searching unit, where the hash saw it.
-    pub centre: Vec2,
     /// The neighbour radius, squared.
     pub radius_sq: f32,
     /// The searching unit's own row (any row past the end for none).
@@ -167,8 +164,22 @@ struct OwnLanes {
     half_height: Vec4,
 }
 
-/// Rows `0, 1, 2, 3` of a group.
-const LANE_INDEX: Vec4 = Vec4::new(0.0, 1.0, 2.0, 3.0);
+/// `FIRST_LANES[n]`: 1 in lanes `0..n`, 0 in the others.
+const FIRST_LANES: [Vec4; LANES + 1] = [
+    Vec4::new(0.0, 0.0, 0.0, 0.0),
+    Vec4::new(1.0, 0.0, 0.0, 0.0),
+    Vec4::new(1.0, 1.0, 0.0, 0.0),
+    Vec4::new(1.0, 1.0, 1.0, 0.0),
+    Vec4::new(1.0, 1.0, 1.0, 1.0),
+];
+/// `ALL_LANES_BUT[n]`: 0 in lane `n`, 1 in the others (all for `n = 4`).
+const ALL_LANES_BUT: [Vec4; LANES + 1] = [
+    Vec4::new(0.0, 1.0, 1.0, 1.0),
+    Vec4::new(1.0, 0.0, 1.0, 1.0),
+    Vec4::new(1.0, 1.0, 0.0, 1.0),
+    Vec4::new(1.0, 1.0, 1.0, 0.0),
+    Vec4::new(1.0, 1.0, 1.0, 1.0),
+];
 
 /// Keeps the soonest colliding neighbour of `me` (whose `velocity` is the
 /// predicted one) among the rows offered to [`ThreatSearch::consider_run`].
@@ -214,21 +225,14 @@ impl ThreatSearch {
     /// their order: of equally soon threats the first row's is kept.
     #[inline]
     pub fn consider_run(&mut self, movers: &MoverColumns, run: Range<usize>, near: Near) {
-        let (centre_x, centre_y) = (Vec4::splat(near.centre.x), Vec4::splat(near.centre.y));
         let radius_sq = Vec4::splat(near.radius_sq);
         let mut start = run.start;
         while start < run.end {
             let (block, slot) = movers.block_of(start);
             // Rows past the run's end, and the unit's own row, take no part.
-            let rows_left = Vec4::splat((run.end - start) as f32);
-            let own_lane = Vec4::splat(near.skip.wrapping_sub(start).min(LANES) as f32);
-            let in_run = LANE_INDEX.cmplt(rows_left) & LANE_INDEX.cmpne(own_lane);
-            let (near_x, near_y) = (
-                lanes(&block.near_x, slot) - centre_x,
-                lanes(&block.near_y, slot) - centre_y,
-            );
-            let within = (near_x * near_x + near_y * near_y).cmple(radius_sq);
-            if let Some(time) = self.soonest_in(block, slot, in_run & within) {
+            let in_run = FIRST_LANES[(run.end - start).min(LANES)]
+                * ALL_LANES_BUT[near.skip.wrapping_sub(start).min(LANES)];
+            if let Some(time) = self.soonest_in(block, slot, in_run.cmpne(Vec4::ZERO), radius_sq) {
                 self.soonest_time = time.min_element();
                 let lane = time.cmpeq(Vec4::splat(self.soonest_time)).bitmask();
                 self.soonest = Some(start + lane.trailing_zeros() as usize);
@@ -237,14 +241,22 @@ impl ThreatSearch {
         }
     }
 
-    /// For the rows `slot..slot + 4` of `block` that `candidates` selects:
+    /// For the rows `slot..slot + 4` of `block` that `in_run` selects and
+    /// that are within the radius (`radius_sq`, squared):
     /// the times of those that collide sooner than the soonest so far
     /// (other lanes infinite), or `None` if none does.
     #[inline]
-    fn soonest_in(&self, block: &MoverBlock, slot: usize, candidates: BVec4A) -> Option<Vec4> {
+    fn soonest_in(
+        &self,
+        block: &MoverBlock,
+        slot: usize,
+        in_run: BVec4A,
+        radius_sq: Vec4,
+    ) -> Option<Vec4> {
         let me = &self.me;
         let offset_x = lanes(&block.x, slot) - me.x;
         let offset_y = lanes(&block.y, slot) - me.y;
+        let candidates = in_run & (offset_x * offset_x + offset_y * offset_y).cmple(radius_sq);
         let closing_x = lanes(&block.vx, slot) - me.vx;
         let closing_y = lanes(&block.vy, slot) - me.vy;
         let closing_sq = closing_x * closing_x + closing_y * closing_y;
@@ -434,9 +446,10 @@ pub fn respond(
         1.0
     };
     let lateral = away * (max_speed * (0.5 + 0.5 * bearing));
-    let closeness = (1.0 - time / HORIZON_S).clamp(0.0, 1.0);
+    // Products, not quotients: a division waits on the threat's time.
+    let closeness = (1.0 - time * HORIZON_S.recip()).clamp(0.0, 1.0);
     let forward = -ahead * (steering.length() * closeness);
-    let blend = ((HORIZON_S - time) / BLEND_S).min(1.0);
+    let blend = ((HORIZON_S - time) * BLEND_S.recip()).min(1.0);
     Response::Avoid((steering + blend * lateral + forward).clamp_length_max(max_speed))
 }
 
@@ -525,7 +538,6 @@ mod tests {
         movers.fill_from(others);
         let mut search = ThreatSearch::new(me, desired);
         let near = Near {
-            centre: me.position,
             radius_sq: f32::INFINITY,
             skip: usize::MAX,
         };
@@ -627,7 +639,7 @@ mod tests {
         }
     }
 
-    /// Rows outside the neighbour radius (where the hash saw them), the
+    /// Rows outside the neighbour radius, the
     /// unit's own row and rows past the run are no threat.
     #[test]
     fn the_search_passes_over_far_rows_its_own_and_rows_past_the_run() {
@@ -639,7 +651,6 @@ mod tests {
         let search = |run: Range<usize>, radius: f32, skip: usize| {
             let mut search = ThreatSearch::new(&me, me.velocity);
             let near = Near {
-                centre: Vec2::ZERO,
                 radius_sq: radius * radius,
                 skip,
             };

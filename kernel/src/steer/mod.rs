@@ -91,9 +91,10 @@ impl Steering {
     }
 
     /// Writes every unit's desired velocity (the `steering` stage).
-    /// `world.spatial` must have been rebuilt from these columns' rows (its
-    /// neighbours are found at the positions it was built with; the units
-    /// are read as they are now).
+    /// `world.spatial` must have been rebuilt from these columns' rows (a
+    /// unit's candidates are those in the window about where the hash saw
+    /// it; its neighbours, those of them within the radius as they are
+    /// now).
     pub fn run(&mut self, columns: &mut ColumnsMut<'_>, world: SteerWorld<'_>) -> SteerStats {
         let units = columns.position.len();
         assert_eq!(
@@ -118,7 +119,7 @@ fn gather_movers(movers: &mut MoverColumns, columns: &ColumnsMut<'_>, spatial: &
         altitude: altitude[unit],
         shield: shield[unit],
     };
-    movers::gather(movers, body, spatial.order(), spatial.sorted_positions());
+    movers::gather(movers, body, spatial.order());
 }
 
 /// The steering pass proper, with every unit's mover in place order.
@@ -202,11 +203,10 @@ fn steer_rows(
                     );
                     let mut search = ThreatSearch::new(me, seek);
                     let near = Near {
-                        centre: rebuilt_at[place],
                         radius_sq,
                         skip: place,
                     };
-                    spatial.for_each_row_range(near.centre, world.avoid_radius, |run| {
+                    spatial.for_each_row_range(rebuilt_at[place], world.avoid_radius, |run| {
                         search.consider_run(movers, run, near);
                     });
                     let response = match search.threat(movers) {

@@ -27,19 +27,17 @@ const SPAN: usize = BLOCK_ROWS + LANES - 1;
 /// One block of rows, field by field.
 #[derive(Clone, Debug)]
 pub(crate) struct MoverBlock {
-    /// Where the spatial hash saw each unit (the neighbour filter's
-    /// positions): x.
-    pub near_x: [f32; SPAN],
-    /// … and y.
-    pub near_y: [f32; SPAN],
-    /// [`Mover::position`], x and y.
+    /// [`Mover::position`]: x…
     pub x: [f32; SPAN],
+    /// … and y.
     pub y: [f32; SPAN],
-    /// [`Mover::velocity`], x and y.
+    /// [`Mover::velocity`]: x…
     pub vx: [f32; SPAN],
+    /// … and y.
     pub vy: [f32; SPAN],
-    /// [`Mover::axis`], x and y.
+    /// [`Mover::axis`]: x…
     pub axis_x: [f32; SPAN],
+    /// … and y.
     pub axis_y: [f32; SPAN],
     /// [`Mover::speed`].
     pub speed: [f32; SPAN],
@@ -57,8 +55,6 @@ pub(crate) struct MoverBlock {
 
 impl MoverBlock {
     const EMPTY: MoverBlock = MoverBlock {
-        near_x: [0.0; SPAN],
-        near_y: [0.0; SPAN],
         x: [0.0; SPAN],
         y: [0.0; SPAN],
         vx: [0.0; SPAN],
@@ -73,11 +69,9 @@ impl MoverBlock {
         half_height: [0.0; SPAN],
     };
 
-    /// Writes `mover`, seen by the hash at `near`, at `slot` of the block.
+    /// Writes `mover` at `slot` of the block.
     #[inline]
-    fn set(&mut self, slot: usize, mover: &Mover, near: Vec2) {
-        self.near_x[slot] = near.x;
-        self.near_y[slot] = near.y;
+    fn set(&mut self, slot: usize, mover: &Mover) {
         self.x[slot] = mover.position.x;
         self.y[slot] = mover.position.y;
         self.vx[slot] = mover.velocity.x;
@@ -144,18 +138,16 @@ impl MoverColumns {
         }
     }
 
-    /// Holds `rows` rows from now on, each written by `row(index)` as a
-    /// mover and where the spatial hash saw it; blocks are written in
-    /// parallel for many rows.
-    pub fn fill(&mut self, rows: usize, row: impl Fn(usize) -> (Mover, Vec2) + Sync) {
+    /// Holds `rows` rows from now on, row `index` the mover `row(index)`;
+    /// blocks are written in parallel for many rows.
+    pub fn fill(&mut self, rows: usize, row: impl Fn(usize) -> Mover + Sync) {
         self.reserve(rows);
         self.rows = rows;
         let blocks = &mut self.blocks[..rows.div_ceil(BLOCK_ROWS)];
         let write = |(index, block): (usize, &mut MoverBlock)| {
             let first = index * BLOCK_ROWS;
             for slot in 0..SPAN.min(rows - first) {
-                let (mover, near) = row(first + slot);
-                block.set(slot, &mover, near);
+                block.set(slot, &row(first + slot));
             }
         };
         if rows < PARALLEL_MIN_ROWS {
@@ -165,9 +157,9 @@ impl MoverColumns {
         }
     }
 
-    /// Holds `movers`, each seen by the hash where it is.
+    /// Holds `movers`.
     pub fn fill_from(&mut self, movers: &[Mover]) {
-        self.fill(movers.len(), |row| (movers[row], movers[row].position));
+        self.fill(movers.len(), |row| movers[row]);
     }
 
     /// The mover in row `row`.
@@ -187,17 +179,14 @@ impl MoverColumns {
     }
 }
 
-/// The rows of `columns`' movers for the units at each place of the
-/// spatial hash (`order`), seen by it at `near`.
+/// The rows of the units' movers (`bodies(unit)`) in the spatial hash's
+/// place order (`order`).
 pub(crate) fn gather(
     movers: &mut MoverColumns,
     bodies: impl Fn(usize) -> Body + Sync,
     order: &[u32],
-    near: &[Vec2],
 ) {
-    movers.fill(order.len(), |place| {
-        (bodies(order[place] as usize).mover(), near[place])
-    });
+    movers.fill(order.len(), |place| bodies(order[place] as usize).mover());
 }
 
 #[cfg(test)]
