@@ -30,9 +30,9 @@ use crate::nav::WorldMap;
 use crate::parallel::for_each_chunk3;
 use crate::spatial::SpatialHash;
 use crate::vehicles::{ColumnsMut, SteerMode};
-use avoid::{Body, Mover, Near, Response, ThreatSearch};
+use avoid::{Body, Mover, Near, Question, Response, ThreatSearch};
 use field::{Disc, FieldUnit};
-use movers::MoverColumns;
+use movers::{LANES, MoverColumns};
 
 /// Within this distance of its drive-to point a vehicle has arrived
 /// (Force 21 §5: 2.5 m).
@@ -179,12 +179,20 @@ fn steer_rows(
                 &steered_from[rows],
             );
             let mut tally = [0usize; 4];
-            for offset in 0..desired.len() {
+            let mut out = Rows {
+                desired,
+                progress,
+                stalled,
+                steered_from,
+                dt: world.dt,
+            };
+            let mut waiting = Waiting::default();
+            for offset in 0..out.desired.len() {
                 let place = places[offset] as usize;
                 let me = &movers.get(place);
                 let target = drive_to[offset];
                 let slowdown = terrain_slowdown(world.map, me.position);
-                let wanted = if steer_mode[offset] == SteerMode::PotentialField as u8 {
+                if steer_mode[offset] == SteerMode::PotentialField as u8 {
                     let field_unit = FieldUnit {
                         position: me.position,
                         radius: me.bounding_radius,
@@ -193,62 +201,44 @@ fn steer_rows(
                         max_speed: cruise_speed[offset] / slowdown,
                         max_brake: max_brake[offset],
                     };
-                    field::field_velocity(&field_unit, target, world.bodies)
-                } else {
-                    let seek = seek::drive_to_velocity(
-                        me.position,
-                        target,
-                        cruise_speed[offset] / slowdown,
-                        max_brake[offset],
-                    );
-                    let mut search = ThreatSearch::new(me, seek);
-                    let near = Near {
-                        radius_sq,
-                        skip: place,
-                    };
-                    spatial.for_each_row_range(rebuilt_at[place], world.avoid_radius, |run| {
-                        search.consider_run(movers, run, near);
-                    });
-                    let response = match search.threat(movers) {
-                        None => Response::Clear,
-                        threat => {
-                            let destination = (target == goal[offset]).then_some(target);
-                            let response =
-                                avoid::respond(me, seek, destination, max_speed[offset], threat);
-                            keep_off_walls(response, me, seek, world.map)
-                        }
-                    };
-                    apply(response, seek, &mut tally)
-                };
-                desired[offset] = wanted;
-                let to_target = target - me.position;
-                let distance = to_target.length();
-                if distance <= ARRIVE_RADIUS {
-                    tally[0] += 1;
-                    stalled[offset] = 0.0;
-                    progress[offset] = 0.0;
-                } else {
-                    // Progress is the way made toward the drive-to point,
-                    // so a member keeping pace behind a moving slot
-                    // progresses, and one shuttling to and fro, or pushed
-                    // back as far as it drives, does not.
-                    let toward = to_target / distance;
-                    // Floored at 0: way lost (pushed back) is not owed
-                    // before new way counts.
-                    progress[offset] = (progress[offset]
-                        + (me.position - steered_from[offset]).dot(toward))
-                    .max(0.0);
-                    if progress[offset] >= PROGRESS_STEP_M {
-                        progress[offset] = 0.0;
-                        stalled[offset] = 0.0;
-                    } else {
-                        stalled[offset] += world.dt;
-                    }
+                    let wanted = field::field_velocity(&field_unit, target, world.bodies);
+                    out.finish(offset, me.position, target, wanted, &mut tally);
+                    continue;
                 }
-                if stalled[offset] >= STUCK_AFTER_S {
-                    tally[3] += 1;
+                let seek = seek::drive_to_velocity(
+                    me.position,
+                    target,
+                    cruise_speed[offset] / slowdown,
+                    max_brake[offset],
+                );
+                let mut search = ThreatSearch::new(me, seek);
+                let near = Near {
+                    radius_sq,
+                    skip: place,
+                };
+                spatial.for_each_row_range(rebuilt_at[place], world.avoid_radius, |run| {
+                    search.consider_run(movers, run, near);
+                });
+                let Some(threat) = search.threat(movers) else {
+                    let wanted = apply(Response::Clear, seek, &mut tally);
+                    out.finish(offset, me.position, target, wanted, &mut tally);
+                    continue;
+                };
+                // Threats are answered four at a time.
+                waiting.questions[waiting.count] = Question {
+                    me: *me,
+                    steering: seek,
+                    destination: (target == goal[offset]).then_some(target),
+                    max_speed: max_speed[offset],
+                    threat,
+                };
+                waiting.rows[waiting.count] = (offset, target);
+                waiting.count += 1;
+                if waiting.count == LANES {
+                    waiting.answer(&mut out, world.map, &mut tally);
                 }
             }
+            waiting.answer(&mut out, world.map, &mut tally);
             for (count, value) in counts.iter().zip(tally) {
                 count.fetch_add(value, Ordering::Relaxed);
             }
@@ -261,6 +251,91 @@ fn steer_rows(
         avoiding,
         stopped,
         stuck,
+    }
+}
+
+/// One chunk's columns the steering pass writes, and the tick's length.
+struct Rows<'a> {
+    desired: &'a mut [Vec2],
+    progress: &'a mut [f32],
+    stalled: &'a mut [f32],
+    steered_from: &'a [Vec2],
+    dt: f32,
+}
+
+impl Rows<'_> {
+    /// Writes row `offset`'s desired velocity, `wanted`, and tracks its
+    /// progress from `position` toward `target`; counts arrived units in
+    /// `tally[0]` and stuck ones in `tally[3]`.
+    #[inline]
+    fn finish(
+        &mut self,
+        offset: usize,
+        position: Vec2,
+        target: Vec2,
+        wanted: Vec2,
+        tally: &mut [usize; 4],
+    ) {
+        self.desired[offset] = wanted;
+        let (progress, stalled) = (&mut self.progress[offset], &mut self.stalled[offset]);
+        let to_target = target - position;
+        let distance = to_target.length();
+        if distance <= ARRIVE_RADIUS {
+            tally[0] += 1;
+            *stalled = 0.0;
+            *progress = 0.0;
+        } else {
+            // Progress is the way made toward the drive-to point, so a
+            // member keeping pace behind a moving slot progresses, and one
+            // shuttling to and fro, or pushed back as far as it drives,
+            // does not.
+            let toward = to_target / distance;
+            // Floored at 0: way lost (pushed back) is not owed before new
+            // way counts.
+            *progress = (*progress + (position - self.steered_from[offset]).dot(toward)).max(0.0);
+            if *progress >= PROGRESS_STEP_M {
+                *progress = 0.0;
+                *stalled = 0.0;
+            } else {
+                *stalled += self.dt;
+            }
+        }
+        if *stalled >= STUCK_AFTER_S {
+            tally[3] += 1;
+        }
+    }
+}
+
+/// Units of a chunk with a threat to answer, waiting to be answered four
+/// at a time, with their rows and drive-to points.
+#[derive(Default)]
+struct Waiting {
+    questions: [Question; LANES],
+    rows: [(usize, Vec2); LANES],
+    count: usize,
+}
+
+impl Waiting {
+    /// Answers the waiting units' threats ([`avoid::respond_lanes`]) and
+    /// finishes their rows.
+    #[inline]
+    fn answer(&mut self, rows: &mut Rows<'_>, map: Option<&WorldMap>, tally: &mut [usize; 4]) {
+        if self.count == 0 {
+            return;
+        }
+        let answers = avoid::respond_lanes(&self.questions, self.count);
+        for ((question, &(offset, target)), &response) in self
+            .questions
+            .iter()
+            .zip(&self.rows)
+            .zip(&answers)
+            .take(self.count)
+        {
+            let (me, seek) = (&question.me, question.steering);
+            let wanted = apply(keep_off_walls(response, me, seek, map), seek, tally);
+            rows.finish(offset, me.position, target, wanted, tally);
+        }
+        self.count = 0;
     }
 }
 
