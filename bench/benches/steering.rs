@@ -7,9 +7,13 @@
 //! is printed). Three benchmarks, throughput in units:
 //!
 //! - `stages`: `Steering::run` then `integrate_columns`, on the default pool
-//!   — what `Sim::step` pays for these two stages;
+//!   — what `Sim::step` pays for these two stages; every iteration starts
+//!   from the same columns (those the two stages write are put back, not
+//!   timed), so each times the same world: a world left to run on would
+//!   drift from its hash, without separation, by as many ticks as the
+//!   iterations criterion chose;
 //! - `force21_avoidance`: one thread, per unit: the threat search over its
-//!   neighbour list and the response;
+//!   neighbour list (gathered into avoidance's rows) and the response;
 //! - `orca_avoidance`: one thread, per unit: ORCA over the same list.
 //!
 //! `cargo bench -p convoy-bench --bench steering`; `-- --profile-time 5`
@@ -21,11 +25,14 @@ mod common;
 
 use std::borrow::Cow;
 use std::hint::black_box;
+use std::time::{Duration, Instant};
 
 use convoy::glam::Vec2;
-use convoy::steer::avoid::{self, Body, Mover, ThreatSearch};
+use convoy::steer::avoid::{self, Body, Mover, Near, ThreatSearch};
+use convoy::steer::movers::MoverColumns;
 use convoy::steer::seek::drive_to_velocity;
 use convoy::steer::{SteerWorld, Steering, dynamics};
+use convoy::vehicles::ColumnsMut;
 use convoy::{Profile, Sim, SpatialHash, scenario};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 
@@ -34,6 +41,43 @@ const UNITS: u32 = 100_000;
 const AVOID_RADIUS: f32 = 11.3;
 /// ORCA's look-ahead, the same as Force 21's horizon.
 const TIME_HORIZON: f32 = avoid::HORIZON_S;
+
+/// The columns the `steering` and `integrate` stages write, as they were.
+struct Written {
+    position: Vec<Vec2>,
+    velocity: Vec<Vec2>,
+    heading: Vec<f32>,
+    desired_velocity: Vec<Vec2>,
+    progress_m: Vec<f32>,
+    stalled_s: Vec<f32>,
+    steered_from: Vec<Vec2>,
+}
+
+impl Written {
+    fn of(columns: &ColumnsMut<'_>) -> Written {
+        Written {
+            position: columns.position.to_vec(),
+            velocity: columns.velocity.to_vec(),
+            heading: columns.heading.to_vec(),
+            desired_velocity: columns.desired_velocity.to_vec(),
+            progress_m: columns.progress_m.to_vec(),
+            stalled_s: columns.stalled_s.to_vec(),
+            steered_from: columns.steered_from.to_vec(),
+        }
+    }
+
+    fn put_back(&self, columns: &mut ColumnsMut<'_>) {
+        columns.position.copy_from_slice(&self.position);
+        columns.velocity.copy_from_slice(&self.velocity);
+        columns.heading.copy_from_slice(&self.heading);
+        columns
+            .desired_velocity
+            .copy_from_slice(&self.desired_velocity);
+        columns.progress_m.copy_from_slice(&self.progress_m);
+        columns.stalled_s.copy_from_slice(&self.stalled_s);
+        columns.steered_from.copy_from_slice(&self.steered_from);
+    }
+}
 
 /// The world, its hash, the steering stage and each unit's neighbour list (CSR).
 struct World {
@@ -110,6 +154,7 @@ impl World {
         let columns = self.sim.vehicles().columns();
         let mut avoiding = 0;
         let mut neighbours = Vec::new();
+        let mut rows = MoverColumns::default();
         for unit in 0..columns.position().len() {
             let me = self.body(unit);
             let seek = self.preferred(unit);
@@ -120,16 +165,19 @@ impl World {
                     .iter()
                     .map(|&other| self.body(other as usize)),
             );
+            rows.fill_from(&neighbours);
             let mut search = ThreatSearch::new(&me, seek);
-            for other in &neighbours {
-                search.consider(other);
-            }
+            let near = Near {
+                radius_sq: f32::INFINITY,
+                skip: usize::MAX,
+            };
+            search.consider_run(&rows, 0..rows.len(), near);
             let response = avoid::respond(
                 &me,
                 seek,
                 Some(columns.drive_to()[unit]),
                 columns.max_speed()[unit],
-                search.threat(),
+                search.threat(&rows),
             );
             avoiding += usize::from(black_box(response) != avoid::Response::Clear);
         }
@@ -207,8 +255,9 @@ fn steering(c: &mut Criterion) {
     let mut group = c.benchmark_group(format!("steering/{UNITS}"));
     group.throughput(Throughput::Elements(u64::from(UNITS)));
     group.sample_size(10);
+    let written = Written::of(&world.sim.vehicles_mut());
     group.bench_function("stages", |b| {
-        b.iter(|| {
+        b.iter_custom(|iterations| {
             let World {
                 sim,
                 spatial,
@@ -223,10 +272,17 @@ fn steering(c: &mut Criterion) {
                 bodies: &[],
                 dt: *dt,
             };
-            let mut columns = sim.vehicles_mut();
-            let steered = steering.run(&mut columns, steer_world);
-            let moved = dynamics::integrate_columns(&mut columns, None, *dt);
-            black_box((steered, moved))
+            let mut timed = Duration::ZERO;
+            for _ in 0..iterations {
+                let mut columns = sim.vehicles_mut();
+                written.put_back(&mut columns);
+                let started = Instant::now();
+                let steered = steering.run(&mut columns, steer_world);
+                let moved = dynamics::integrate_columns(&mut columns, None, *dt);
+                timed += started.elapsed();
+                black_box((steered, moved));
+            }
+            timed
         })
     });
     // The stages above moved the units: rebuild the hash and lists once so

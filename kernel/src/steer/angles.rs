@@ -13,7 +13,7 @@
 
 use std::f32::consts::{FRAC_2_PI, FRAC_PI_2, FRAC_PI_4, PI};
 
-use glam::Vec2;
+use glam::{BVec4A, Vec2, Vec4};
 
 /// `tan(π/8)`: above this ratio the arctangent is taken about `π/4`.
 const TAN_PI_8: f32 = 0.414_213_57;
@@ -22,7 +22,7 @@ const TAN_PI_8: f32 = 0.414_213_57;
 const HALF_PI_PARTS: [f32; 3] = [1.570_312_5, 4.837_513e-4, 7.549_79e-8];
 /// Beyond this many radians the three-part reduction loses bits; such
 /// angles (never a wrapped heading) go to libm.
-const REDUCTION_LIMIT: f32 = 64.0 * PI;
+pub(crate) const REDUCTION_LIMIT: f32 = 64.0 * PI;
 
 /// The angle of `(x, y)` from +x, in `[-π, π]`, like [`f32::atan2`] for
 /// coordinates below about 1e38 in size (its sign is `y`'s, also for ±0),
@@ -78,6 +78,55 @@ fn reduced_direction(angle: f32) -> Vec2 {
     let (x, y) = (select(odd, -sin, cos), select(odd, cos, sin));
     let sign = select(quadrant & 2 != 0, -1.0, 1.0);
     Vec2::new(x * sign, y * sign)
+}
+
+/// [`atan2`] in four lanes, lane for lane the same arithmetic.
+#[must_use]
+#[inline]
+pub(crate) fn atan2_lanes(y: Vec4, x: Vec4) -> Vec4 {
+    let (ax, ay) = (x.abs(), y.abs());
+    let steep = ay.cmpgt(ax);
+    let (small, large) = (ax.min(ay), ax.max(ay));
+    let about_quarter = small.cmpgt(TAN_PI_8 * large);
+    let numerator = Vec4::select(about_quarter, small - large, small);
+    let denominator = Vec4::select(about_quarter, small + large, large);
+    let base = Vec4::select(about_quarter, Vec4::splat(FRAC_PI_4), Vec4::ZERO);
+    let t = Vec4::select(
+        denominator.cmpgt(Vec4::ZERO),
+        numerator / denominator,
+        Vec4::ZERO,
+    );
+    let z = t * t;
+    let poly = ((8.053_744_5e-2 * z - 1.387_768_6e-1) * z + 1.997_771_1e-1) * z - 3.333_295e-1;
+    let octant = base + (poly * z * t + t);
+    let quarter = Vec4::select(steep, FRAC_PI_2 - octant, octant);
+    let half = Vec4::select(x.cmplt(Vec4::ZERO), PI - quarter, quarter);
+    Vec4::select(
+        x.is_nan_mask() | y.is_nan_mask(),
+        Vec4::NAN,
+        half.copysign(y),
+    )
+}
+
+/// [`direction`] in four lanes, as `(cos, sin)`, for angles within
+/// [`REDUCTION_LIMIT`] (the caller checks), lane for lane the same
+/// arithmetic.
+#[must_use]
+#[inline]
+pub(crate) fn reduced_direction_lanes(angle: Vec4) -> (Vec4, Vec4) {
+    // The quadrant's number, truncated as `as i32` does; its low two bits
+    // from its floored remainders (two's complement's `& 1` and `& 2`).
+    let k = (angle * FRAC_2_PI + Vec4::splat(0.5).copysign(angle)).trunc();
+    let modulo_4 = k - 4.0 * (k * 0.25).floor();
+    let odd = modulo_4.cmpeq(Vec4::ONE) | modulo_4.cmpeq(Vec4::splat(3.0));
+    let second_half: BVec4A = modulo_4.cmpge(Vec4::splat(2.0));
+    let r = ((angle - k * HALF_PI_PARTS[0]) - k * HALF_PI_PARTS[1]) - k * HALF_PI_PARTS[2];
+    let z = r * r;
+    let sin = ((-1.951_529_6e-4 * z + 8.332_161e-3) * z - 1.666_665_5e-1) * z * r + r;
+    let cos = ((2.443_315_7e-5 * z - 1.388_731_6e-3) * z + 4.166_664_6e-2) * z * z - 0.5 * z + 1.0;
+    let (x, y) = (Vec4::select(odd, -sin, cos), Vec4::select(odd, cos, sin));
+    let sign = Vec4::select(second_half, Vec4::NEG_ONE, Vec4::ONE);
+    (x * sign, y * sign)
 }
 
 /// `if condition { when_true } else { when_false }` without a branch: the
@@ -150,6 +199,45 @@ mod tests {
         assert_eq!(atan2(-0.0, -1.0), -PI);
         for (y, x) in [(1.0, f32::NAN), (f32::NAN, 1.0), (f32::NAN, f32::NAN)] {
             assert!(atan2(y, x).is_nan(), "{y}, {x}");
+        }
+    }
+    /// The lanes give the scalar functions' bits, angles on a fine grid
+    /// over the reduction range and ratios all round the circle.
+    #[test]
+    fn lanes_give_the_scalar_bits() {
+        let angles = (-400_000..=400_000)
+            .map(|i| i as f32 * (REDUCTION_LIMIT / 400_000.0))
+            .chain([0.0, -0.0, FRAC_PI_4, -FRAC_PI_2, PI, -PI, REDUCTION_LIMIT]);
+        let angles: Vec<f32> = angles.collect();
+        for four in angles.chunks_exact(4) {
+            let (x, y) = reduced_direction_lanes(Vec4::from_slice(four));
+            for (lane, &angle) in four.iter().enumerate() {
+                let scalar = direction(angle);
+                assert_eq!(x[lane].to_bits(), scalar.x.to_bits(), "cos {angle}");
+                assert_eq!(y[lane].to_bits(), scalar.y.to_bits(), "sin {angle}");
+            }
+        }
+        let points: Vec<(f32, f32)> = (0..40_000)
+            .map(|step| {
+                let turn = step as f32 / 40_000.0 * std::f32::consts::TAU;
+                let length = [1e-3, 0.7, 13.0, 4e4][step % 4];
+                (turn.sin() * length, turn.cos() * length)
+            })
+            .chain([(0.0, 0.0), (-0.0, -1.0), (1.0, f32::NAN), (f32::NAN, 0.0)])
+            .collect();
+        for four in points.chunks_exact(4) {
+            let ys = Vec4::from_array(std::array::from_fn(|lane| four[lane].0));
+            let xs = Vec4::from_array(std::array::from_fn(|lane| four[lane].1));
+            let lanes = atan2_lanes(ys, xs);
+            for (lane, &(y, x)) in four.iter().enumerate() {
+                let scalar = atan2(y, x);
+                assert!(
+                    lanes[lane].to_bits() == scalar.to_bits()
+                        || (lanes[lane].is_nan() && scalar.is_nan()),
+                    "atan2({y}, {x}): {} vs {scalar}",
+                    lanes[lane]
+                );
+            }
         }
     }
 }

@@ -22,7 +22,11 @@
 //!
 //! Flying units and ground units at different heights ignore each other.
 
-use glam::{Vec2, Vec3};
+use std::ops::Range;
+
+use glam::{BVec4A, Vec2, Vec3, Vec4};
+
+use super::movers::{LANES, MoverBlock, MoverColumns, lanes};
 
 /// Threats further ahead in time than this are ignored, seconds (the
 /// paper's 10 in its blend formula).
@@ -58,27 +62,26 @@ pub struct Body {
 }
 
 impl Body {
-    /// Unit vector along the hull. Vehicles move along their heading (or
-    /// against it, reversing), and a capsule is symmetric, so a moving
-    /// unit's axis is its velocity's direction: no trigonometry unless it
-    /// stands still.
-    #[must_use]
-    #[inline]
-    pub fn axis(&self) -> Vec2 {
-        self.velocity
-            .try_normalize()
-            .unwrap_or_else(|| Vec2::from_angle(self.heading))
-    }
-
-    /// The body with its sizes and axis worked out, as the neighbour loop
-    /// reads it.
+    /// The body with its sizes, speed and axis worked out, as the neighbour
+    /// loop reads it. Vehicles move along their heading (or against it,
+    /// reversing), and a capsule is symmetric, so a moving unit's axis is
+    /// its velocity's direction: no trigonometry unless it stands still.
     #[must_use]
     #[inline]
     pub fn mover(&self) -> Mover {
+        let speed = self.velocity.length();
+        // `Vec2::try_normalize`, keeping the length.
+        let rcp = speed.recip();
+        let axis = if rcp.is_finite() && rcp > 0.0 {
+            self.velocity * rcp
+        } else {
+            super::angles::direction(self.heading)
+        };
         Mover {
             position: self.position,
             velocity: self.velocity,
-            axis: self.axis(),
+            axis,
+            speed,
             half_core: (self.shield.x - self.shield.y).max(0.0),
             bounding_radius: self.shield.x.max(self.shield.y),
             half_width: self.shield.y,
@@ -89,16 +92,19 @@ impl Body {
 }
 
 /// A [`Body`] prepared once per tick for every test against it: the hull
-/// axis (a square root, or a sine and cosine when standing still) and the
-/// sizes derived from the shield.
+/// axis (a square root, or a sine and cosine when standing still), the
+/// speed and the sizes derived from the shield.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Mover {
     /// Ground-plane position.
     pub position: Vec2,
     /// Velocity used to predict where it goes.
     pub velocity: Vec2,
-    /// Unit vector along the hull ([`Body::axis`]).
+    /// Unit vector along the hull: the velocity's direction, or the heading
+    /// when standing still.
     pub axis: Vec2,
+    /// The velocity's length.
+    pub speed: f32,
     /// Half the capsule's core segment: forward minus lateral semi-axis,
     /// at least 0.
     pub half_core: f32,
@@ -118,107 +124,268 @@ impl Mover {
     fn half_axis(&self) -> Vec2 {
         self.axis * self.half_core
     }
-
-    /// Whether the two can meet at all: ground units never meet flyers.
-    #[inline]
-    fn shares_height_with(&self, other: &Mover) -> bool {
-        (self.altitude - other.altitude).abs() < self.half_height + other.half_height
-    }
 }
 
 /// The soonest predicted collision.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Threat<'a> {
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Threat {
     /// Time of nearest approach, seconds from now.
     pub time: f32,
     /// The other vehicle.
-    pub other: &'a Mover,
+    pub other: Mover,
 }
+
+/// Which rows of a run are candidates: those within `radius_sq.sqrt()` of
+/// the searching unit, other than the row `skip` (its own).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Near {
+    /// The neighbour radius, squared.
+    pub radius_sq: f32,
+    /// The searching unit's own row (any row past the end for none).
+    pub skip: usize,
+}
+
+/// The searching unit, each value in every lane.
+#[derive(Clone, Copy, Debug)]
+struct OwnLanes {
+    x: Vec4,
+    y: Vec4,
+    /// Predicted velocity.
+    vx: Vec4,
+    vy: Vec4,
+    /// Half the core segment, along the hull, and its length squared.
+    half_axis_x: Vec4,
+    half_axis_y: Vec4,
+    half_axis_sq: Vec4,
+    /// Bounding radius plus [`CLEARANCE_M`].
+    reach: Vec4,
+    half_width: Vec4,
+    altitude: Vec4,
+    half_height: Vec4,
+}
+
+/// `FIRST_LANES[n]`: 1 in lanes `0..n`, 0 in the others.
+const FIRST_LANES: [Vec4; LANES + 1] = [
+    Vec4::new(0.0, 0.0, 0.0, 0.0),
+    Vec4::new(1.0, 0.0, 0.0, 0.0),
+    Vec4::new(1.0, 1.0, 0.0, 0.0),
+    Vec4::new(1.0, 1.0, 1.0, 0.0),
+    Vec4::new(1.0, 1.0, 1.0, 1.0),
+];
+/// `ALL_LANES_BUT[n]`: 0 in lane `n`, 1 in the others (all for `n = 4`).
+const ALL_LANES_BUT: [Vec4; LANES + 1] = [
+    Vec4::new(0.0, 1.0, 1.0, 1.0),
+    Vec4::new(1.0, 0.0, 1.0, 1.0),
+    Vec4::new(1.0, 1.0, 0.0, 1.0),
+    Vec4::new(1.0, 1.0, 1.0, 0.0),
+    Vec4::new(1.0, 1.0, 1.0, 1.0),
+];
 
 /// Keeps the soonest colliding neighbour of `me` (whose `velocity` is the
-/// predicted one) among those offered to [`ThreatSearch::consider`].
+/// predicted one) among the rows offered to [`ThreatSearch::consider_run`].
 #[derive(Clone, Copy, Debug)]
-pub struct ThreatSearch<'a> {
-    me: Mover,
-    my_half_axis: Vec2,
+pub struct ThreatSearch {
+    me: OwnLanes,
     /// The soonest threat's time, or [`HORIZON_S`] while there is none.
     soonest_time: f32,
-    soonest: Option<&'a Mover>,
+    /// The soonest threat's row.
+    soonest: Option<usize>,
 }
 
-impl<'a> ThreatSearch<'a> {
+impl ThreatSearch {
     /// A search for `me`, predicted with the average of its current and
     /// desired velocity (Force 21's predictor).
     #[must_use]
     #[inline]
-    pub fn new(me: &Mover, desired: Vec2) -> ThreatSearch<'a> {
-        let mut me = *me;
-        let my_half_axis = me.half_axis();
-        me.velocity = 0.5 * (me.velocity + desired);
+    pub fn new(me: &Mover, desired: Vec2) -> ThreatSearch {
+        let predicted = 0.5 * (me.velocity + desired);
+        let half_axis = me.half_axis();
         ThreatSearch {
-            me,
-            my_half_axis,
+            me: OwnLanes {
+                x: Vec4::splat(me.position.x),
+                y: Vec4::splat(me.position.y),
+                vx: Vec4::splat(predicted.x),
+                vy: Vec4::splat(predicted.y),
+                half_axis_x: Vec4::splat(half_axis.x),
+                half_axis_y: Vec4::splat(half_axis.y),
+                half_axis_sq: Vec4::splat(half_axis.length_squared()),
+                reach: Vec4::splat(me.bounding_radius + CLEARANCE_M),
+                half_width: Vec4::splat(me.half_width),
+                altitude: Vec4::splat(me.altitude),
+                half_height: Vec4::splat(me.half_height),
+            },
             soonest_time: HORIZON_S,
             soonest: None,
         }
     }
 
-    /// Tests one neighbour: the cheap tests first (time of nearest
-    /// approach, bounding spheres, height), the capsules last.
+    /// Tests the rows `run` of `movers` within `near`, four at a time: the
+    /// cheap tests first (time of nearest approach, bounding spheres,
+    /// height), the capsules only for groups with a row left. Rows keep
+    /// their order: of equally soon threats the first row's is kept.
     #[inline]
-    pub fn consider(&mut self, other: &'a Mover) {
+    pub fn consider_run(&mut self, movers: &MoverColumns, run: Range<usize>, near: Near) {
+        let radius_sq = Vec4::splat(near.radius_sq);
+        let mut start = run.start;
+        while start < run.end {
+            let (block, slot) = movers.block_of(start);
+            // Rows past the run's end, and the unit's own row, take no part.
+            let in_run = FIRST_LANES[(run.end - start).min(LANES)]
+                * ALL_LANES_BUT[near.skip.wrapping_sub(start).min(LANES)];
+            if let Some(time) = self.soonest_in(block, slot, in_run.cmpne(Vec4::ZERO), radius_sq) {
+                self.soonest_time = time.min_element();
+                let lane = time.cmpeq(Vec4::splat(self.soonest_time)).bitmask();
+                self.soonest = Some(start + lane.trailing_zeros() as usize);
+            }
+            start += LANES;
+        }
+    }
+
+    /// For the rows `slot..slot + 4` of `block` that `in_run` selects and
+    /// that are within the radius (`radius_sq`, squared):
+    /// the times of those that collide sooner than the soonest so far
+    /// (other lanes infinite), or `None` if none does.
+    #[inline]
+    fn soonest_in(
+        &self,
+        block: &MoverBlock,
+        slot: usize,
+        in_run: BVec4A,
+        radius_sq: Vec4,
+    ) -> Option<Vec4> {
         let me = &self.me;
-        let offset = other.position - me.position;
-        let closing = other.velocity - me.velocity;
-        let closing_sq = closing.length_squared();
-        let approach = -offset.dot(closing);
+        let offset_x = lanes(&block.x, slot) - me.x;
+        let offset_y = lanes(&block.y, slot) - me.y;
+        let candidates = in_run & (offset_x * offset_x + offset_y * offset_y).cmple(radius_sq);
+        let closing_x = lanes(&block.vx, slot) - me.vx;
+        let closing_y = lanes(&block.vy, slot) - me.vy;
+        let closing_sq = closing_x * closing_x + closing_y * closing_y;
+        let approach = -(offset_x * closing_x + offset_y * closing_y);
         // Already moving apart: the nearest approach is behind them, so
         // this pair is no threat, however close (answering it would turn
         // the unit back toward the other, and the two would dither on the
         // edge of the capsule test for ever). Pairs keeping pace (side by
         // side) are still tested where they stand.
-        if approach <= 0.0 && closing_sq > SEPARATING_SPEED * SEPARATING_SPEED {
-            return;
-        }
-        let time = if closing_sq > 1e-12 {
-            (approach / closing_sq).max(0.0)
-        } else {
-            0.0
-        };
-        if time >= self.soonest_time {
-            return;
-        }
-        let reach = me.bounding_radius + other.bounding_radius + CLEARANCE_M;
-        if (offset + closing * time).length_squared() > reach * reach
-            || !me.shares_height_with(other)
-        {
-            return;
-        }
-        let mine = me.position + me.velocity * time;
-        let theirs = other.position + other.velocity * time;
-        let (my_half, their_half) = (self.my_half_axis, other.half_axis());
-        let gap = segment_distance(
-            (mine - my_half, mine + my_half),
-            (theirs - their_half, theirs + their_half),
+        let parting = approach.cmple(Vec4::ZERO)
+            & closing_sq.cmpgt(Vec4::splat(SEPARATING_SPEED * SEPARATING_SPEED));
+        let time = Vec4::select(
+            closing_sq.cmpgt(Vec4::splat(1e-12)),
+            (approach / closing_sq).max(Vec4::ZERO),
+            Vec4::ZERO,
         );
+        // Where the other is, relative to me, at the nearest approach.
+        let gap_x = offset_x + closing_x * time;
+        let gap_y = offset_y + closing_y * time;
+        let gap_sq = gap_x * gap_x + gap_y * gap_y;
+        let reach = me.reach + lanes(&block.bounding_radius, slot);
+        let level = (lanes(&block.altitude, slot) - me.altitude)
+            .abs()
+            .cmplt(me.half_height + lanes(&block.half_height, slot));
+        let spheres_meet = candidates
+            & !parting
+            & time.cmplt(Vec4::splat(self.soonest_time))
+            & gap_sq.cmple(reach * reach)
+            & level;
+        if !spheres_meet.any() {
+            return None;
+        }
         // The margin is for units closing in; neighbours keeping their
         // distance (nearest approach now) threaten only by touching.
-        let margin = if time > 0.0 { CLEARANCE_M } else { 0.0 };
-        if gap < me.half_width + other.half_width + margin {
-            self.soonest_time = time;
-            self.soonest = Some(other);
-        }
+        let margin = Vec4::select(time.cmpgt(Vec4::ZERO), Vec4::splat(CLEARANCE_M), Vec4::ZERO);
+        let touch = me.half_width + lanes(&block.half_width, slot) + margin;
+        let half_core = lanes(&block.half_core, slot);
+        let theirs = (
+            lanes(&block.axis_x, slot) * half_core,
+            lanes(&block.axis_y, slot) * half_core,
+        );
+        let capsules_meet = spheres_meet
+            & cores_within(
+                (gap_x, gap_y),
+                (me.half_axis_x, me.half_axis_y, me.half_axis_sq),
+                theirs,
+                touch,
+            );
+        capsules_meet
+            .any()
+            .then(|| Vec4::select(capsules_meet, time, Vec4::INFINITY))
     }
 
-    /// The soonest threat found.
+    /// The soonest threat found, as its time and row.
     #[must_use]
     #[inline]
-    pub fn threat(&self) -> Option<Threat<'a>> {
-        self.soonest.map(|other| Threat {
-            time: self.soonest_time,
-            other,
+    pub fn soonest(&self) -> Option<(f32, usize)> {
+        self.soonest.map(|row| (self.soonest_time, row))
+    }
+
+    /// The soonest threat found among `movers`' rows.
+    #[must_use]
+    #[inline]
+    pub fn threat(&self, movers: &MoverColumns) -> Option<Threat> {
+        self.soonest().map(|(time, row)| Threat {
+            time,
+            other: movers.get(row),
         })
     }
+}
+
+/// In four lanes: whether two segments, one from `−mine` to `mine` about
+/// the origin (`mine.2` its half length squared) and one from `gap −
+/// theirs` to `gap + theirs`, come closer than `touch` — the capsule test,
+/// in squared distances, without a division or a square root.
+///
+/// In the plane the closest pair of two segments that do not cross always
+/// includes an end, so this is "they cross, or an end of either is within
+/// `touch` of the other". A point `p` is within `r` of the centred segment
+/// `[−h, h]` if, with `u = p·h` and `H = h·h`, `|p|² − 2|u| + H < r²` when
+/// `|u| ≥ H` (the nearest point is an end), or `|p|²·H − u² < r²·H` (the
+/// foot of the perpendicular). Relative to the centres the products are
+/// all of five dot products, and the segments cross exactly when `|h₁ ×
+/// c|` and `|h₂ × c|` are both below `|h₁ × h₂|`.
+#[inline]
+fn cores_within(
+    (gap_x, gap_y): (Vec4, Vec4),
+    (mine_x, mine_y, mine_sq): (Vec4, Vec4, Vec4),
+    (theirs_x, theirs_y): (Vec4, Vec4),
+    touch: Vec4,
+) -> BVec4A {
+    let touch_sq = touch * touch;
+    let theirs_sq = theirs_x * theirs_x + theirs_y * theirs_y;
+    let gap_sq = gap_x * gap_x + gap_y * gap_y;
+    let gap_mine = gap_x * mine_x + gap_y * mine_y;
+    let gap_theirs = gap_x * theirs_x + gap_y * theirs_y;
+    let mine_theirs = mine_x * theirs_x + mine_y * theirs_y;
+    let near_end = |p_sq: Vec4, u: Vec4, h_sq: Vec4| {
+        let u = u.abs();
+        let beyond = u.cmpge(h_sq);
+        let to_end = (p_sq - 2.0 * u + h_sq).cmplt(touch_sq);
+        let to_foot = (p_sq * h_sq - u * u).cmplt(touch_sq * h_sq);
+        (beyond & to_end) | (!beyond & to_foot)
+    };
+    // Their ends, gap ± theirs, against my segment.
+    let their_ends = near_end(
+        gap_sq + 2.0 * gap_theirs + theirs_sq,
+        gap_mine + mine_theirs,
+        mine_sq,
+    ) | near_end(
+        gap_sq - 2.0 * gap_theirs + theirs_sq,
+        gap_mine - mine_theirs,
+        mine_sq,
+    );
+    // My ends, ±mine, against theirs (about its centre: ±mine − gap).
+    let my_ends = near_end(
+        mine_sq - 2.0 * gap_mine + gap_sq,
+        mine_theirs - gap_theirs,
+        theirs_sq,
+    ) | near_end(
+        mine_sq + 2.0 * gap_mine + gap_sq,
+        mine_theirs + gap_theirs,
+        theirs_sq,
+    );
+    let cross = (mine_x * theirs_y - mine_y * theirs_x).abs();
+    let mine_side = (mine_x * gap_y - mine_y * gap_x).abs();
+    let theirs_side = (theirs_x * gap_y - theirs_y * gap_x).abs();
+    let crossing = mine_side.cmplt(cross) & theirs_side.cmplt(cross) & touch.cmpgt(Vec4::ZERO);
+    their_ends | my_ends | crossing
 }
 
 /// How a unit answers a threat.
@@ -243,7 +410,7 @@ pub fn respond(
     steering: Vec2,
     destination: Option<Vec2>,
     max_speed: f32,
-    threat: Option<Threat<'_>>,
+    threat: Option<Threat>,
 ) -> Response {
     let Some(Threat { time, other }) = threat else {
         return Response::Clear;
@@ -257,7 +424,7 @@ pub fn respond(
     let left = ahead.perp();
     let offset = other.position - me.position;
     let distance = offset.length();
-    let (my_speed, their_speed) = (me.velocity.length(), other.velocity.length());
+    let (my_speed, their_speed) = (me.speed, other.speed);
     let side_by_side = ahead.dot(other.axis) > SIDE_BY_SIDE_COS
         && (my_speed - their_speed).abs() <= SIDE_BY_SIDE_SPEED * my_speed.max(their_speed);
     if side_by_side && offset.dot(left) > 0.0 {
@@ -279,10 +446,156 @@ pub fn respond(
         1.0
     };
     let lateral = away * (max_speed * (0.5 + 0.5 * bearing));
-    let closeness = (1.0 - time / HORIZON_S).clamp(0.0, 1.0);
+    // Products, not quotients: a division waits on the threat's time.
+    let closeness = (1.0 - time * HORIZON_S.recip()).clamp(0.0, 1.0);
     let forward = -ahead * (steering.length() * closeness);
-    let blend = ((HORIZON_S - time) / BLEND_S).min(1.0);
+    let blend = ((HORIZON_S - time) * BLEND_S.recip()).min(1.0);
     Response::Avoid((steering + blend * lateral + forward).clamp_length_max(max_speed))
+}
+
+/// One unit's [`respond`] arguments.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Question {
+    /// The unit, with its current velocity.
+    pub me: Mover,
+    /// The velocity it wants.
+    pub steering: Vec2,
+    /// Its drive-to point when it means to stop there.
+    pub destination: Option<Vec2>,
+    /// Its top speed.
+    pub max_speed: f32,
+    /// What it must answer.
+    pub threat: Threat,
+}
+
+/// `glam`'s `clamp_length_max` in lanes.
+#[inline]
+fn clamp_length_max((x, y): (Vec4, Vec4), max: Vec4) -> (Vec4, Vec4) {
+    let length_sq = x * x + y * y;
+    let over = length_sq.cmpgt(max * max);
+    let length = length_sq.sqrt();
+    (
+        Vec4::select(over, max * (x / length), x),
+        Vec4::select(over, max * (y / length), y),
+    )
+}
+
+/// [`respond`] for the first `count` (up to four) of `questions`, one per
+/// SIMD lane, lane for lane the same arithmetic (the same answers; a test
+/// checks): the square roots and divisions of four units overlap instead
+/// of waiting on each other.
+#[must_use]
+pub fn respond_lanes(questions: &[Question; LANES], count: usize) -> [Response; LANES] {
+    let lanes =
+        |field: fn(&Question) -> f32| Vec4::from_array(questions.map(|question| field(&question)));
+    let dot = |a: (Vec4, Vec4), b: (Vec4, Vec4)| a.0 * b.0 + a.1 * b.1;
+    let (time, max_speed) = (lanes(|q| q.threat.time), lanes(|q| q.max_speed));
+    let my_position = (lanes(|q| q.me.position.x), lanes(|q| q.me.position.y));
+    let my_velocity = (lanes(|q| q.me.velocity.x), lanes(|q| q.me.velocity.y));
+    let my_axis = (lanes(|q| q.me.axis.x), lanes(|q| q.me.axis.y));
+    let their_position = (
+        lanes(|q| q.threat.other.position.x),
+        lanes(|q| q.threat.other.position.y),
+    );
+    let their_velocity = (
+        lanes(|q| q.threat.other.velocity.x),
+        lanes(|q| q.threat.other.velocity.y),
+    );
+    let their_axis = (
+        lanes(|q| q.threat.other.axis.x),
+        lanes(|q| q.threat.other.axis.y),
+    );
+    let steering = (lanes(|q| q.steering.x), lanes(|q| q.steering.y));
+    // The stop rule (a NaN destination where there is none never passes).
+    let reach = lanes(|q| q.me.bounding_radius) + lanes(|q| q.threat.other.bounding_radius);
+    let destination = (
+        lanes(|q| q.destination.map_or(f32::NAN, |point| point.x)),
+        lanes(|q| q.destination.map_or(f32::NAN, |point| point.y)),
+    );
+    let to_destination = (
+        destination.0 - their_position.0,
+        destination.1 - their_position.1,
+    );
+    let stop = dot(to_destination, to_destination).cmplt(reach * reach);
+    let predicted = (
+        0.5 * (my_velocity.0 + steering.0),
+        0.5 * (my_velocity.1 + steering.1),
+    );
+    // `try_normalize`, or the hull axis.
+    let rcp = 1.0 / dot(predicted, predicted).sqrt();
+    let normal = rcp.is_finite_mask() & rcp.cmpgt(Vec4::ZERO);
+    let ahead = (
+        Vec4::select(normal, predicted.0 * rcp, my_axis.0),
+        Vec4::select(normal, predicted.1 * rcp, my_axis.1),
+    );
+    let left = (-ahead.1, ahead.0);
+    let offset = (
+        their_position.0 - my_position.0,
+        their_position.1 - my_position.1,
+    );
+    let distance = dot(offset, offset).sqrt();
+    let (my_speed, their_speed) = (lanes(|q| q.me.speed), lanes(|q| q.threat.other.speed));
+    // `f32::max`: the other operand for NaN.
+    let faster = Vec4::select(
+        my_speed.cmpgt(their_speed) | their_speed.is_nan_mask(),
+        my_speed,
+        their_speed,
+    );
+    let side_by_side = dot(ahead, their_axis).cmpgt(Vec4::splat(SIDE_BY_SIDE_COS))
+        & (my_speed - their_speed)
+            .abs()
+            .cmple(SIDE_BY_SIDE_SPEED * faster);
+    let speed_up = side_by_side & dot(offset, left).cmpgt(Vec4::ZERO);
+    let boost = SPEED_UP_FRACTION * max_speed;
+    let faster_velocity = clamp_length_max(
+        (steering.0 + ahead.0 * boost, steering.1 + ahead.1 * boost),
+        max_speed,
+    );
+    let at_closest = (
+        offset.0 + (their_velocity.0 - predicted.0) * time,
+        offset.1 + (their_velocity.1 - predicted.1) * time,
+    );
+    let threat_left = dot(at_closest, left).cmpgt(Vec4::ZERO);
+    let away = (
+        Vec4::select(threat_left, -left.0, left.0),
+        Vec4::select(threat_left, -left.1, left.1),
+    );
+    let cos_bearing = dot(offset, ahead) / distance;
+    let bearing = Vec4::select(
+        distance.cmpgt(Vec4::ZERO),
+        Vec4::select(cos_bearing.cmpgt(Vec4::ZERO), cos_bearing, Vec4::ZERO),
+        Vec4::ONE,
+    );
+    let sideways = max_speed * (0.5 + 0.5 * bearing);
+    let lateral = (away.0 * sideways, away.1 * sideways);
+    let closeness = (1.0 - time * HORIZON_S.recip()).clamp(Vec4::ZERO, Vec4::ONE);
+    let braking = dot(steering, steering).sqrt() * closeness;
+    let forward = (-ahead.0 * braking, -ahead.1 * braking);
+    let blend = (HORIZON_S - time) * BLEND_S.recip();
+    // `f32::min(blend, 1.0)`: 1 for NaN.
+    let blend = Vec4::select(blend.cmplt(Vec4::ONE), blend, Vec4::ONE);
+    let swerve = clamp_length_max(
+        (
+            steering.0 + blend * lateral.0 + forward.0,
+            steering.1 + blend * lateral.1 + forward.1,
+        ),
+        max_speed,
+    );
+    let stop = stop.bitmask();
+    let speed_up = speed_up.bitmask();
+    let (faster_x, faster_y) = (faster_velocity.0.to_array(), faster_velocity.1.to_array());
+    let (swerve_x, swerve_y) = (swerve.0.to_array(), swerve.1.to_array());
+    std::array::from_fn(|lane| {
+        if lane >= count {
+            Response::Clear
+        } else if stop & (1 << lane) != 0 {
+            Response::Stop
+        } else if speed_up & (1 << lane) != 0 {
+            Response::Avoid(Vec2::new(faster_x[lane], faster_y[lane]))
+        } else {
+            Response::Avoid(Vec2::new(swerve_x[lane], swerve_y[lane]))
+        }
+    })
 }
 
 /// The shortest distance between two segments in the plane: 0 if they
@@ -364,6 +677,187 @@ mod tests {
         }
     }
 
+    /// The search over `others`, all in range.
+    fn threat_among(me: &Mover, desired: Vec2, others: &[Mover]) -> Option<Threat> {
+        let mut movers = MoverColumns::default();
+        movers.fill_from(others);
+        let mut search = ThreatSearch::new(me, desired);
+        let near = Near {
+            radius_sq: f32::INFINITY,
+            skip: usize::MAX,
+        };
+        search.consider_run(&movers, 0..others.len(), near);
+        search.threat(&movers)
+    }
+
+    /// The test one neighbour at a time as the paper states it, in
+    /// absolute positions and true distances (`segment_distance`): the
+    /// threat's time if it is one, and how far its closest call was from
+    /// the tests' edges (sphere and capsule), metres.
+    fn reference_test(me: &Mover, predicted: Vec2, other: &Mover) -> (Option<f32>, f32) {
+        let offset = other.position - me.position;
+        let closing = other.velocity - predicted;
+        let closing_sq = closing.length_squared();
+        let approach = -offset.dot(closing);
+        if approach <= 0.0 && closing_sq > SEPARATING_SPEED * SEPARATING_SPEED {
+            return (None, approach.abs() + 1.0);
+        }
+        let time = if closing_sq > 1e-12 {
+            (approach / closing_sq).max(0.0)
+        } else {
+            0.0
+        };
+        let reach = me.bounding_radius + other.bounding_radius + CLEARANCE_M;
+        let sphere_gap = (offset + closing * time).length();
+        let level = (me.altitude - other.altitude).abs() < me.half_height + other.half_height;
+        if time >= HORIZON_S || sphere_gap > reach || !level {
+            return (None, (sphere_gap - reach).abs());
+        }
+        let mine = me.position + predicted * time;
+        let theirs = other.position + other.velocity * time;
+        let (my_half, their_half) = (me.half_axis(), other.half_axis());
+        let gap = segment_distance(
+            (mine - my_half, mine + my_half),
+            (theirs - their_half, theirs + their_half),
+        );
+        let margin = if time > 0.0 { CLEARANCE_M } else { 0.0 };
+        let touch = me.half_width + other.half_width + margin;
+        let slack = (gap - touch).abs().min((sphere_gap - reach).abs());
+        ((gap < touch).then_some(time), slack)
+    }
+
+    fn mover() -> impl Strategy<Value = Mover> {
+        (
+            (-30.0f32..30.0, -30.0f32..30.0),
+            (-12.0f32..12.0, -12.0f32..12.0),
+            -4.0f32..4.0,
+            prop_oneof![Just(0.0f32), Just(1.0), Just(40.0)],
+            (1.0f32..6.0, 0.5f32..3.0),
+        )
+            .prop_map(|((x, y), (vx, vy), heading, altitude, (length, width))| {
+                // Some stand still, so their axis is their heading.
+                let velocity = if vx.abs() < 2.0 {
+                    Vec2::ZERO
+                } else {
+                    Vec2::new(vx, vy)
+                };
+                Body {
+                    position: Vec2::new(x, y),
+                    velocity,
+                    heading,
+                    altitude,
+                    shield: Vec3::new(length, width, 1.5),
+                }
+                .mover()
+            })
+    }
+
+    proptest! {
+        /// The four-lane search with its division-free capsule test finds
+        /// the threat the paper's one-at-a-time test finds: the soonest,
+        /// the first of equally soon ones (cases within a millimetre of a
+        /// test's edge, where rounding decides, are left out).
+        #[test]
+        fn lane_search_finds_the_reference_threat(
+            me in mover(),
+            desired in (-12.0f32..12.0, -12.0f32..12.0),
+            others in proptest::collection::vec(mover(), 1..11),
+        ) {
+            let desired = Vec2::new(desired.0, desired.1);
+            let predicted = 0.5 * (me.velocity + desired);
+            let mut expected: Option<(f32, usize)> = None;
+            for (row, other) in others.iter().enumerate() {
+                let (time, slack) = reference_test(&me, predicted, other);
+                prop_assume!(slack > 1e-3);
+                if let Some(time) = time
+                    && expected.is_none_or(|(soonest, _)| time < soonest)
+                {
+                    expected = Some((time, row));
+                }
+            }
+            let found = threat_among(&me, desired, &others);
+            prop_assert_eq!(found.map(|threat| threat.time), expected.map(|(time, _)| time));
+            prop_assert_eq!(
+                found.map(|threat| threat.other),
+                expected.map(|(_, row)| others[row])
+            );
+        }
+    }
+
+    fn question() -> impl Strategy<Value = Question> {
+        (
+            mover(),
+            mover(),
+            (-12.0f32..12.0, -12.0f32..12.0),
+            prop_oneof![
+                Just(None),
+                (-30.0f32..30.0, -30.0f32..30.0).prop_map(|(x, y)| Some(Vec2::new(x, y)))
+            ],
+            1.0f32..20.0,
+            0.0f32..HORIZON_S,
+        )
+            .prop_map(
+                |(me, other, steering, destination, max_speed, time)| Question {
+                    me,
+                    steering: Vec2::new(steering.0, steering.1),
+                    destination,
+                    max_speed,
+                    threat: Threat { time, other },
+                },
+            )
+    }
+
+    proptest! {
+        /// Four answers in lanes are `respond`'s, bit for bit, every rule
+        /// (stop, speed up, swerve), and padding lanes stay out.
+        #[test]
+        fn lanes_answer_as_respond_does(
+            questions in prop::array::uniform4(question()),
+            count in 1usize..=4,
+        ) {
+            let answers = respond_lanes(&questions, count);
+            for (lane, question) in questions.iter().enumerate() {
+                let expected = if lane < count {
+                    respond(&question.me, question.steering, question.destination, question.max_speed, Some(question.threat))
+                } else {
+                    Response::Clear
+                };
+                let same = match (answers[lane], expected) {
+                    (Response::Avoid(got), Response::Avoid(want)) => {
+                        got.x.to_bits() == want.x.to_bits() && got.y.to_bits() == want.y.to_bits()
+                    }
+                    (got, want) => got == want,
+                };
+                prop_assert!(same, "lane {lane}: {:?} vs {expected:?}", answers[lane]);
+            }
+        }
+    }
+
+    /// Rows outside the neighbour radius, the
+    /// unit's own row and rows past the run are no threat.
+    #[test]
+    fn the_search_passes_over_far_rows_its_own_and_rows_past_the_run() {
+        let me = tank(Vec2::ZERO, 0.0, 10.0);
+        let far = tank(Vec2::new(30.0, 0.0), std::f32::consts::PI, 10.0);
+        let close = tank(Vec2::new(15.0, 0.0), std::f32::consts::PI, 10.0);
+        let mut movers = MoverColumns::default();
+        movers.fill_from(&[me, far, close]);
+        let search = |run: Range<usize>, radius: f32, skip: usize| {
+            let mut search = ThreatSearch::new(&me, me.velocity);
+            let near = Near {
+                radius_sq: radius * radius,
+                skip,
+            };
+            search.consider_run(&movers, run, near);
+            search.soonest().map(|(_, row)| row)
+        };
+        assert_eq!(search(0..3, 40.0, 0), Some(2), "the sooner of two");
+        assert_eq!(search(0..2, 40.0, 0), Some(1), "row 2 is past the run");
+        assert_eq!(search(0..2, 20.0, 0), None, "row 1 is too far");
+        assert_eq!(search(0..2, 20.0, 9), Some(0), "my own row, not skipped");
+        assert_eq!(search(0..1, 40.0, 0), None);
+    }
+
     fn tank(position: Vec2, heading: f32, speed: f32) -> Mover {
         Body {
             position,
@@ -379,9 +873,7 @@ mod tests {
     fn head_on_threat_is_found_and_turned_away_from() {
         let me = tank(Vec2::ZERO, 0.0, 10.0);
         let other = tank(Vec2::new(60.0, 0.5), std::f32::consts::PI, 10.0);
-        let mut search = ThreatSearch::new(&me, me.velocity);
-        search.consider(&other);
-        let threat = search.threat().expect("head-on pair collides");
+        let threat = threat_among(&me, me.velocity, &[other]).expect("head-on pair collides");
         assert!((threat.time - 3.0).abs() < 0.1, "{threat:?}");
         let Response::Avoid(velocity) = respond(
             &me,
@@ -402,28 +894,21 @@ mod tests {
         let me = tank(Vec2::ZERO, 0.0, 10.0);
         let mut helicopter = tank(Vec2::new(30.0, 0.0), std::f32::consts::PI, 10.0);
         helicopter.altitude = 60.0;
-        let mut search = ThreatSearch::new(&me, me.velocity);
-        search.consider(&helicopter);
-        assert_eq!(search.threat(), None);
+        assert_eq!(threat_among(&me, me.velocity, &[helicopter]), None);
     }
 
     #[test]
     fn parallel_units_a_lane_apart_are_no_threat() {
         let me = tank(Vec2::ZERO, 0.0, 10.0);
         let other = tank(Vec2::new(0.0, 5.0), 0.0, 10.0);
-        let mut search = ThreatSearch::new(&me, me.velocity);
-        search.consider(&other);
-        assert_eq!(search.threat(), None);
+        assert_eq!(threat_among(&me, me.velocity, &[other]), None);
     }
 
     #[test]
     fn the_right_unit_of_a_side_by_side_pair_speeds_up() {
         let me = tank(Vec2::ZERO, 0.0, 10.0);
         let other = tank(Vec2::new(0.0, 3.5), -0.05, 10.0);
-        let threat = Threat {
-            time: 0.5,
-            other: &other,
-        };
+        let threat = Threat { time: 0.5, other };
         let Response::Avoid(velocity) = respond(
             &me,
             me.velocity,
@@ -442,7 +927,7 @@ mod tests {
             12.0,
             Some(Threat {
                 time: 0.5,
-                other: &me,
+                other: me,
             }),
         ) else {
             panic!("expected avoidance");
@@ -457,10 +942,7 @@ mod tests {
     fn a_destination_next_to_the_threat_means_stop_but_a_route_corner_does_not() {
         let me = tank(Vec2::ZERO, 0.0, 10.0);
         let other = tank(Vec2::new(20.0, 0.0), 0.0, 0.0);
-        let threat = Threat {
-            time: 2.0,
-            other: &other,
-        };
+        let threat = Threat { time: 2.0, other };
         let near = Vec2::new(22.0, 1.0);
         let response = respond(&me, me.velocity, Some(near), 12.0, Some(threat));
         assert_eq!(response, Response::Stop);

@@ -26,8 +26,9 @@
 use std::f32::consts::{FRAC_PI_4, PI, TAU};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
-use glam::Vec2;
+use glam::{Vec2, Vec4};
 
+use super::drive_lanes::{LimitLanes, MotionLanes, drive_lanes};
 use super::{angles, walls};
 use crate::nav::WorldMap;
 use crate::parallel::for_each_chunk3;
@@ -37,12 +38,12 @@ use crate::vehicles::{ColumnsMut, Handling, VehicleKind};
 pub const REVERSE_SPEED_FRACTION: f32 = 1.0 / 3.0;
 /// A turn-in-place kind first turns on the spot when the goal is this far
 /// off its heading (radians).
-const TURN_FIRST_ANGLE: f32 = FRAC_PI_4;
+pub(crate) const TURN_FIRST_ANGLE: f32 = FRAC_PI_4;
 /// Below this speed a unit counts as stopped, m/s.
 pub const STOPPED_SPEED: f32 = 0.05;
 /// Case 3 backs straight up only when the desired speed is below this
 /// fraction of top speed, i.e. when the goal is within about a second.
-const SHORT_REVERSE_FRACTION: f32 = 0.5;
+pub(crate) const SHORT_REVERSE_FRACTION: f32 = 0.5;
 /// Speeds are summed in this fixed point for the quality report, so the sum
 /// is exact and the same with any number of threads.
 pub const SPEED_FRACTION_SCALE: f32 = 65_536.0;
@@ -150,7 +151,9 @@ fn aim(motion: &Motion, forward: Vec2, desired: Vec2, final_heading: f32, limits
         let back_heading = wrap_angle(want_heading + PI);
         let off = wrap_angle(back_heading - motion.heading);
         return Aim {
-            speed: -want_speed.min(reverse_top) * off.cos().max(0.0),
+            // The polynomial cosine, as everywhere here: the same bits on
+            // every platform.
+            speed: -want_speed.min(reverse_top) * angles::direction(off).x.max(0.0),
             heading: back_heading,
         };
     }
@@ -269,34 +272,44 @@ pub fn integrate_columns(
         columns.heading,
         |first, positions, velocities, headings| {
             let rows = first..first + positions.len();
-            let (desired, final_heading, kind) = (
-                &desired[rows.clone()],
-                &final_heading[rows.clone()],
-                &kind[rows.clone()],
-            );
-            let (max_speed, max_accel, max_brake) = (
-                &max_speed[rows.clone()],
-                &max_accel[rows.clone()],
-                &max_brake[rows.clone()],
-            );
-            let (turn_rate, turn_radius) = (&turn_rate[rows.clone()], &turn_radius[rows.clone()]);
+            let inputs = ChunkInputs {
+                desired: &desired[rows.clone()],
+                final_heading: &final_heading[rows.clone()],
+                kind: &kind[rows.clone()],
+                max_speed: &max_speed[rows.clone()],
+                max_accel: &max_accel[rows.clone()],
+                max_brake: &max_brake[rows.clone()],
+                turn_rate: &turn_rate[rows.clone()],
+                turn_radius: &turn_radius[rows.clone()],
+            };
             let altitude = &altitude[rows];
             let mut tally = IntegrateStats::default();
-            for offset in 0..positions.len() {
-                let limits = Limits {
-                    handling: HANDLING_BY_KIND[usize::from(kind[offset])],
-                    max_speed: max_speed[offset],
-                    max_accel: max_accel[offset],
-                    max_brake: max_brake[offset],
-                    turn_rate: turn_rate[offset],
-                    turn_radius: turn_radius[offset],
-                };
+            let grouped = positions.len() - positions.len() % LANES;
+            for start in (0..grouped).step_by(LANES) {
+                let before = MotionLanes::load(positions, velocities, headings, start);
+                let mut next = inputs
+                    .drive_group(start, &before, dt)
+                    .unwrap_or_else(|| inputs.drive_each(start, &before, dt));
+                if let Some(map) = map {
+                    for lane in 0..LANES {
+                        if altitude[start + lane] <= 0.0 {
+                            let mut step = next.lane(lane);
+                            let from = before.lane(lane).position;
+                            tally.walled += usize::from(walls::stop_at_wall(map, from, &mut step));
+                            next.set_lane(lane, step);
+                        }
+                    }
+                }
+                next.store(positions, velocities, headings, start);
+                tally.count_lanes(&next, &inputs, start);
+            }
+            for offset in grouped..positions.len() {
                 let motion = Motion {
                     position: positions[offset],
                     velocity: velocities[offset],
                     heading: headings[offset],
                 };
-                let mut next = drive(motion, desired[offset], final_heading[offset], &limits, dt);
+                let mut next = inputs.drive_one(offset, motion, dt);
                 if let Some(map) = map.filter(|_| altitude[offset] <= 0.0) {
                     tally.walled +=
                         usize::from(walls::stop_at_wall(map, motion.position, &mut next));
@@ -304,12 +317,11 @@ pub fn integrate_columns(
                 positions[offset] = next.position;
                 velocities[offset] = next.velocity;
                 headings[offset] = next.heading;
-                tally.moving += usize::from(next.velocity != Vec2::ZERO);
-                if desired[offset] != Vec2::ZERO {
-                    tally.driving += 1;
-                    let fraction = (next.velocity.length() / limits.max_speed).min(1.0);
-                    tally.speed_fraction_sum += (fraction * SPEED_FRACTION_SCALE) as u64;
-                }
+                tally.count(
+                    next.velocity,
+                    inputs.desired[offset],
+                    inputs.max_speed[offset],
+                );
             }
             // Integer sums: the same totals whichever thread adds first.
             moving.fetch_add(tally.moving, Ordering::Relaxed);
@@ -323,5 +335,179 @@ pub fn integrate_columns(
         driving: driving.into_inner(),
         speed_fraction_sum: speed_fraction_sum.into_inner(),
         walled: walled.into_inner(),
+    }
+}
+
+/// Units driven at once ([`drive_lanes`]).
+const LANES: usize = 4;
+
+/// One chunk's read-only columns, as the integrate step reads them.
+struct ChunkInputs<'a> {
+    desired: &'a [Vec2],
+    final_heading: &'a [f32],
+    kind: &'a [u8],
+    max_speed: &'a [f32],
+    max_accel: &'a [f32],
+    max_brake: &'a [f32],
+    turn_rate: &'a [f32],
+    turn_radius: &'a [f32],
+}
+
+impl ChunkInputs<'_> {
+    /// Row `offset`'s limits.
+    #[inline]
+    fn limits(&self, offset: usize) -> Limits {
+        Limits {
+            handling: HANDLING_BY_KIND[usize::from(self.kind[offset])],
+            max_speed: self.max_speed[offset],
+            max_accel: self.max_accel[offset],
+            max_brake: self.max_brake[offset],
+            turn_rate: self.turn_rate[offset],
+            turn_radius: self.turn_radius[offset],
+        }
+    }
+
+    /// Row `offset`, in `motion`, driven by `dt`.
+    #[inline]
+    fn drive_one(&self, offset: usize, motion: Motion, dt: f32) -> Motion {
+        let limits = self.limits(offset);
+        drive(
+            motion,
+            self.desired[offset],
+            self.final_heading[offset],
+            &limits,
+            dt,
+        )
+    }
+
+    /// Rows `start..start + 4`, in `motion`, driven by `dt` in SIMD lanes;
+    /// `None` for a group [`drive_lanes`] refuses.
+    #[inline]
+    fn drive_group(&self, start: usize, motion: &MotionLanes, dt: f32) -> Option<MotionLanes> {
+        let column = |values: &[f32]| Vec4::from_slice(&values[start..start + LANES]);
+        let handling = |flag: fn(&Handling) -> bool| {
+            let flags: [f32; LANES] = std::array::from_fn(|lane| {
+                let handling = &HANDLING_BY_KIND[usize::from(self.kind[start + lane])];
+                f32::from(u8::from(flag(handling)))
+            });
+            Vec4::from_array(flags).cmpne(Vec4::ZERO)
+        };
+        let limits = LimitLanes {
+            turns_in_place: handling(|handling| handling.turns_in_place),
+            reverses: handling(|handling| handling.reverses),
+            max_speed: column(self.max_speed),
+            max_accel: column(self.max_accel),
+            max_brake: column(self.max_brake),
+            turn_rate: column(self.turn_rate),
+            turn_radius: column(self.turn_radius),
+        };
+        let desired = split(&self.desired[start..start + LANES]);
+        drive_lanes(motion, desired, column(self.final_heading), &limits, dt)
+    }
+
+    /// Rows `start..start + 4`, in `motion`, driven by `dt` one at a time.
+    fn drive_each(&self, start: usize, motion: &MotionLanes, dt: f32) -> MotionLanes {
+        let mut next = *motion;
+        for lane in 0..LANES {
+            next.set_lane(lane, self.drive_one(start + lane, motion.lane(lane), dt));
+        }
+        next
+    }
+}
+
+/// Four vectors' x and y lanes.
+#[inline]
+fn split(four: &[Vec2]) -> (Vec4, Vec4) {
+    (
+        Vec4::from_array(std::array::from_fn(|lane| four[lane].x)),
+        Vec4::from_array(std::array::from_fn(|lane| four[lane].y)),
+    )
+}
+
+impl MotionLanes {
+    /// Rows `start..start + 4` of the motion columns.
+    #[inline]
+    fn load(positions: &[Vec2], velocities: &[Vec2], headings: &[f32], start: usize) -> Self {
+        let rows = start..start + LANES;
+        let ((x, y), (vx, vy)) = (
+            split(&positions[rows.clone()]),
+            split(&velocities[rows.clone()]),
+        );
+        MotionLanes {
+            x,
+            y,
+            vx,
+            vy,
+            heading: Vec4::from_slice(&headings[rows]),
+        }
+    }
+
+    /// Writes the four units to rows `start..start + 4` of the columns.
+    #[inline]
+    fn store(
+        &self,
+        positions: &mut [Vec2],
+        velocities: &mut [Vec2],
+        headings: &mut [f32],
+        start: usize,
+    ) {
+        for lane in 0..LANES {
+            positions[start + lane] = Vec2::new(self.x[lane], self.y[lane]);
+            velocities[start + lane] = Vec2::new(self.vx[lane], self.vy[lane]);
+        }
+        self.heading
+            .write_to_slice(&mut headings[start..start + LANES]);
+    }
+
+    /// One unit.
+    #[inline]
+    fn lane(&self, lane: usize) -> Motion {
+        Motion {
+            position: Vec2::new(self.x[lane], self.y[lane]),
+            velocity: Vec2::new(self.vx[lane], self.vy[lane]),
+            heading: self.heading[lane],
+        }
+    }
+
+    /// Replaces one unit.
+    #[inline]
+    fn set_lane(&mut self, lane: usize, motion: Motion) {
+        self.x[lane] = motion.position.x;
+        self.y[lane] = motion.position.y;
+        self.vx[lane] = motion.velocity.x;
+        self.vy[lane] = motion.velocity.y;
+        self.heading[lane] = motion.heading;
+    }
+}
+
+impl IntegrateStats {
+    /// Counts one unit that moved at `velocity`, asked for `desired`.
+    #[inline]
+    fn count(&mut self, velocity: Vec2, desired: Vec2, max_speed: f32) {
+        self.moving += usize::from(velocity != Vec2::ZERO);
+        if desired != Vec2::ZERO {
+            self.driving += 1;
+            let fraction = (velocity.length() / max_speed).min(1.0);
+            self.speed_fraction_sum += (fraction * SPEED_FRACTION_SCALE) as u64;
+        }
+    }
+
+    /// [`IntegrateStats::count`] for rows `start..start + 4`, moved to
+    /// `next`: the same sums.
+    #[inline]
+    fn count_lanes(&mut self, next: &MotionLanes, inputs: &ChunkInputs<'_>, start: usize) {
+        let moving = next.vx.cmpne(Vec4::ZERO) | next.vy.cmpne(Vec4::ZERO);
+        self.moving += moving.bitmask().count_ones() as usize;
+        let (desired_x, desired_y) = split(&inputs.desired[start..start + LANES]);
+        let driving = desired_x.cmpne(Vec4::ZERO) | desired_y.cmpne(Vec4::ZERO);
+        self.driving += driving.bitmask().count_ones() as usize;
+        let speed = (next.vx * next.vx + next.vy * next.vy).sqrt();
+        let fraction = speed / Vec4::from_slice(&inputs.max_speed[start..start + LANES]);
+        // `f32::min(fraction, 1.0)`: 1 for NaN.
+        let fraction = Vec4::select(fraction.cmplt(Vec4::ONE), fraction, Vec4::ONE);
+        let scaled = Vec4::select(driving, fraction * SPEED_FRACTION_SCALE, Vec4::ZERO);
+        // Each lane in 0..=SPEED_FRACTION_SCALE, so truncating is `as u64`
+        // and the float sum of four whole numbers is exact.
+        self.speed_fraction_sum += scaled.trunc().element_sum() as u64;
     }
 }

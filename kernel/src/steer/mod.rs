@@ -13,9 +13,11 @@
 
 pub mod angles;
 pub mod avoid;
+mod drive_lanes;
 pub mod dynamics;
 pub mod field;
 pub mod follow;
+pub mod movers;
 pub mod seek;
 pub mod turning;
 pub mod walls;
@@ -25,11 +27,12 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use glam::Vec2;
 
 use crate::nav::WorldMap;
-use crate::parallel::{for_each_chunk, for_each_chunk3};
+use crate::parallel::for_each_chunk3;
 use crate::spatial::SpatialHash;
 use crate::vehicles::{ColumnsMut, SteerMode};
-use avoid::{Body, Mover, Response, ThreatSearch};
+use avoid::{Body, Mover, Near, Question, Response, ThreatSearch};
 use field::{Disc, FieldUnit};
+use movers::{LANES, MoverColumns};
 
 /// Within this distance of its drive-to point a vehicle has arrived
 /// (Force 21 §5: 2.5 m).
@@ -78,21 +81,20 @@ pub struct SteerWorld<'a> {
 pub struct Steering {
     /// Every unit as avoidance reads it, in the spatial hash's place order,
     /// so a neighbour query streams through contiguous rows.
-    movers: Vec<Mover>,
+    movers: MoverColumns,
 }
 
 impl Steering {
     /// Grows the working memory to hold `units`, so ticks never allocate.
     pub fn reserve(&mut self, units: usize) {
-        if self.movers.len() < units {
-            self.movers.resize(units, Mover::default());
-        }
+        self.movers.reserve(units);
     }
 
     /// Writes every unit's desired velocity (the `steering` stage).
-    /// `world.spatial` must have been rebuilt from these columns' rows (its
-    /// neighbours are found at the positions it was built with; the units
-    /// are read as they are now).
+    /// `world.spatial` must have been rebuilt from these columns' rows (a
+    /// unit's candidates are those in the window about where the hash saw
+    /// it; its neighbours, those of them within the radius as they are
+    /// now).
     pub fn run(&mut self, columns: &mut ColumnsMut<'_>, world: SteerWorld<'_>) -> SteerStats {
         let units = columns.position.len();
         assert_eq!(
@@ -101,33 +103,31 @@ impl Steering {
             "the spatial hash was built for {} units, the columns hold {units}",
             world.spatial.len()
         );
-        self.movers.resize(units, Mover::default());
-        gather_movers(&mut self.movers, columns, world.spatial.order());
+        gather_movers(&mut self.movers, columns, world.spatial);
         steer_rows(columns, &self.movers, world)
     }
 }
 
-/// Writes `movers[place]` for the unit at each place of the spatial hash.
-fn gather_movers(movers: &mut [Mover], columns: &ColumnsMut<'_>, order: &[u32]) {
+/// Writes the mover of the unit at each place of the spatial hash.
+fn gather_movers(movers: &mut MoverColumns, columns: &ColumnsMut<'_>, spatial: &SpatialHash) {
     let (position, velocity, heading) = (&*columns.position, &*columns.velocity, &*columns.heading);
     let (altitude, shield) = (&*columns.altitude, &*columns.shield);
-    for_each_chunk(movers, |first, movers| {
-        for (mover, &unit) in movers.iter_mut().zip(&order[first..]) {
-            let unit = unit as usize;
-            *mover = Body {
-                position: position[unit],
-                velocity: velocity[unit],
-                heading: heading[unit],
-                altitude: altitude[unit],
-                shield: shield[unit],
-            }
-            .mover();
-        }
-    });
+    let body = |unit: usize| Body {
+        position: position[unit],
+        velocity: velocity[unit],
+        heading: heading[unit],
+        altitude: altitude[unit],
+        shield: shield[unit],
+    };
+    movers::gather(movers, body, spatial.order());
 }
 
 /// The steering pass proper, with every unit's mover in place order.
-fn steer_rows(columns: &mut ColumnsMut<'_>, movers: &[Mover], world: SteerWorld<'_>) -> SteerStats {
+fn steer_rows(
+    columns: &mut ColumnsMut<'_>,
+    movers: &MoverColumns,
+    world: SteerWorld<'_>,
+) -> SteerStats {
     let ColumnsMut {
         position,
         max_speed,
@@ -179,12 +179,20 @@ fn steer_rows(columns: &mut ColumnsMut<'_>, movers: &[Mover], world: SteerWorld<
                 &steered_from[rows],
             );
             let mut tally = [0usize; 4];
-            for offset in 0..desired.len() {
+            let mut out = Rows {
+                desired,
+                progress,
+                stalled,
+                steered_from,
+                dt: world.dt,
+            };
+            let mut waiting = Waiting::default();
+            for offset in 0..out.desired.len() {
                 let place = places[offset] as usize;
-                let me = &movers[place];
+                let me = &movers.get(place);
                 let target = drive_to[offset];
                 let slowdown = terrain_slowdown(world.map, me.position);
-                let wanted = if steer_mode[offset] == SteerMode::PotentialField as u8 {
+                if steer_mode[offset] == SteerMode::PotentialField as u8 {
                     let field_unit = FieldUnit {
                         position: me.position,
                         radius: me.bounding_radius,
@@ -193,63 +201,44 @@ fn steer_rows(columns: &mut ColumnsMut<'_>, movers: &[Mover], world: SteerWorld<
                         max_speed: cruise_speed[offset] / slowdown,
                         max_brake: max_brake[offset],
                     };
-                    field::field_velocity(&field_unit, target, world.bodies)
-                } else {
-                    let seek = seek::drive_to_velocity(
-                        me.position,
-                        target,
-                        cruise_speed[offset] / slowdown,
-                        max_brake[offset],
-                    );
-                    let mut search = ThreatSearch::new(me, seek);
-                    let centre = rebuilt_at[place];
-                    spatial.for_each_row_range(centre, world.avoid_radius, |range| {
-                        let others = &movers[range.clone()];
-                        let own = place.wrapping_sub(range.start);
-                        for_each_within(&rebuilt_at[range], centre, radius_sq, own, |index| {
-                            search.consider(&others[index]);
-                        });
-                    });
-                    let response = match search.threat() {
-                        None => Response::Clear,
-                        threat => {
-                            let destination = (target == goal[offset]).then_some(target);
-                            let response =
-                                avoid::respond(me, seek, destination, max_speed[offset], threat);
-                            keep_off_walls(response, me, seek, world.map)
-                        }
-                    };
-                    apply(response, seek, &mut tally)
-                };
-                desired[offset] = wanted;
-                let to_target = target - me.position;
-                let distance = to_target.length();
-                if distance <= ARRIVE_RADIUS {
-                    tally[0] += 1;
-                    stalled[offset] = 0.0;
-                    progress[offset] = 0.0;
-                } else {
-                    // Progress is the way made toward the drive-to point,
-                    // so a member keeping pace behind a moving slot
-                    // progresses, and one shuttling to and fro, or pushed
-                    // back as far as it drives, does not.
-                    let toward = to_target / distance;
-                    // Floored at 0: way lost (pushed back) is not owed
-                    // before new way counts.
-                    progress[offset] = (progress[offset]
-                        + (me.position - steered_from[offset]).dot(toward))
-                    .max(0.0);
-                    if progress[offset] >= PROGRESS_STEP_M {
-                        progress[offset] = 0.0;
-                        stalled[offset] = 0.0;
-                    } else {
-                        stalled[offset] += world.dt;
-                    }
+                    let wanted = field::field_velocity(&field_unit, target, world.bodies);
+                    out.finish(offset, me.position, target, wanted, &mut tally);
+                    continue;
                 }
-                if stalled[offset] >= STUCK_AFTER_S {
-                    tally[3] += 1;
+                let seek = seek::drive_to_velocity(
+                    me.position,
+                    target,
+                    cruise_speed[offset] / slowdown,
+                    max_brake[offset],
+                );
+                let mut search = ThreatSearch::new(me, seek);
+                let near = Near {
+                    radius_sq,
+                    skip: place,
+                };
+                spatial.for_each_row_range(rebuilt_at[place], world.avoid_radius, |run| {
+                    search.consider_run(movers, run, near);
+                });
+                let Some(threat) = search.threat(movers) else {
+                    let wanted = apply(Response::Clear, seek, &mut tally);
+                    out.finish(offset, me.position, target, wanted, &mut tally);
+                    continue;
+                };
+                // Threats are answered four at a time.
+                waiting.questions[waiting.count] = Question {
+                    me: *me,
+                    steering: seek,
+                    destination: (target == goal[offset]).then_some(target),
+                    max_speed: max_speed[offset],
+                    threat,
+                };
+                waiting.rows[waiting.count] = (offset, target);
+                waiting.count += 1;
+                if waiting.count == LANES {
+                    waiting.answer(&mut out, world.map, &mut tally);
                 }
             }
+            waiting.answer(&mut out, world.map, &mut tally);
             for (count, value) in counts.iter().zip(tally) {
                 count.fetch_add(value, Ordering::Relaxed);
             }
@@ -265,38 +254,88 @@ fn steer_rows(columns: &mut ColumnsMut<'_>, movers: &[Mover], world: SteerWorld<
     }
 }
 
-/// Candidates are sifted this many at a time.
-const SIFT_BLOCK: usize = 32;
+/// One chunk's columns the steering pass writes, and the tick's length.
+struct Rows<'a> {
+    desired: &'a mut [Vec2],
+    progress: &'a mut [f32],
+    stalled: &'a mut [f32],
+    steered_from: &'a [Vec2],
+    dt: f32,
+}
 
-/// Calls `visit(index)`, in index order, for every position of `run`
-/// within `radius_sq` (squared) of `centre` except the one at `skip`. The
-/// distance test is sifted without branches into a block of indices first:
-/// about a third of a window's candidates pass, which no branch predictor
-/// guesses.
-#[inline]
-fn for_each_within(
-    run: &[Vec2],
-    centre: Vec2,
-    radius_sq: f32,
-    skip: usize,
-    mut visit: impl FnMut(usize),
-) {
-    let mut start = 0;
-    while start < run.len() {
-        let block = &run[start..run.len().min(start + SIFT_BLOCK)];
-        // Offsets in the block of the positions that pass.
-        let mut near = [0u8; SIFT_BLOCK];
-        let mut count = 0;
-        for (offset, position) in block.iter().enumerate() {
-            // `count ≤ offset < SIFT_BLOCK`: the mask only drops the check.
-            near[count & (SIFT_BLOCK - 1)] = offset as u8;
-            let inside = centre.distance_squared(*position) <= radius_sq;
-            count += usize::from(inside & (start + offset != skip));
+impl Rows<'_> {
+    /// Writes row `offset`'s desired velocity, `wanted`, and tracks its
+    /// progress from `position` toward `target`; counts arrived units in
+    /// `tally[0]` and stuck ones in `tally[3]`.
+    #[inline]
+    fn finish(
+        &mut self,
+        offset: usize,
+        position: Vec2,
+        target: Vec2,
+        wanted: Vec2,
+        tally: &mut [usize; 4],
+    ) {
+        self.desired[offset] = wanted;
+        let (progress, stalled) = (&mut self.progress[offset], &mut self.stalled[offset]);
+        let to_target = target - position;
+        let distance = to_target.length();
+        if distance <= ARRIVE_RADIUS {
+            tally[0] += 1;
+            *stalled = 0.0;
+            *progress = 0.0;
+        } else {
+            // Progress is the way made toward the drive-to point, so a
+            // member keeping pace behind a moving slot progresses, and one
+            // shuttling to and fro, or pushed back as far as it drives,
+            // does not.
+            let toward = to_target / distance;
+            // Floored at 0: way lost (pushed back) is not owed before new
+            // way counts.
+            *progress = (*progress + (position - self.steered_from[offset]).dot(toward)).max(0.0);
+            if *progress >= PROGRESS_STEP_M {
+                *progress = 0.0;
+                *stalled = 0.0;
+            } else {
+                *stalled += self.dt;
+            }
         }
-        for &offset in &near[..count] {
-            visit(start + usize::from(offset));
+        if *stalled >= STUCK_AFTER_S {
+            tally[3] += 1;
         }
-        start += SIFT_BLOCK;
+    }
+}
+
+/// Units of a chunk with a threat to answer, waiting to be answered four
+/// at a time, with their rows and drive-to points.
+#[derive(Default)]
+struct Waiting {
+    questions: [Question; LANES],
+    rows: [(usize, Vec2); LANES],
+    count: usize,
+}
+
+impl Waiting {
+    /// Answers the waiting units' threats ([`avoid::respond_lanes`]) and
+    /// finishes their rows.
+    #[inline]
+    fn answer(&mut self, rows: &mut Rows<'_>, map: Option<&WorldMap>, tally: &mut [usize; 4]) {
+        if self.count == 0 {
+            return;
+        }
+        let answers = avoid::respond_lanes(&self.questions, self.count);
+        for ((question, &(offset, target)), &response) in self
+            .questions
+            .iter()
+            .zip(&self.rows)
+            .zip(&answers)
+            .take(self.count)
+        {
+            let (me, seek) = (&question.me, question.steering);
+            let wanted = apply(keep_off_walls(response, me, seek, map), seek, tally);
+            rows.finish(offset, me.position, target, wanted, tally);
+        }
+        self.count = 0;
     }
 }
 

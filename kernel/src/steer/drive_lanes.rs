@@ -1,0 +1,325 @@
+//! The `integrate` step ([`super::dynamics::drive`]) for four units at a
+//! time, one per SIMD lane.
+//!
+//! Every one of Force 21's four cases is worked out in every lane and each
+//! lane keeps its own without a branch: a unit's kind and case are as
+//! unpredictable, row to row, as its neighbours. The arithmetic is `drive`'s
+//! lane for lane, so the results are the same bits (a test checks). A group
+//! with an angle `drive` would hand to libm or to `rem_euclid` — a heading
+//! beyond [`REDUCTION_LIMIT`], an ordered final heading beyond it, a
+//! difference of angles beyond ±3π — is refused, and its units are driven
+//! one at a time.
+
+use std::f32::consts::{PI, TAU};
+
+use glam::{BVec4A, Vec4};
+
+use super::angles::{REDUCTION_LIMIT, atan2_lanes, reduced_direction_lanes};
+use super::dynamics::{
+    REVERSE_SPEED_FRACTION, SHORT_REVERSE_FRACTION, STOPPED_SPEED, TURN_FIRST_ANGLE,
+};
+
+/// Four units' motion ([`super::dynamics::Motion`]), field by field.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct MotionLanes {
+    pub x: Vec4,
+    pub y: Vec4,
+    pub vx: Vec4,
+    pub vy: Vec4,
+    pub heading: Vec4,
+}
+
+/// Four units' limits ([`super::dynamics::Limits`]), field by field.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct LimitLanes {
+    pub turns_in_place: BVec4A,
+    pub reverses: BVec4A,
+    pub max_speed: Vec4,
+    pub max_accel: Vec4,
+    pub max_brake: Vec4,
+    pub turn_rate: Vec4,
+    pub turn_radius: Vec4,
+}
+
+/// `f32::min` in lanes: the other operand where one is NaN.
+#[inline]
+fn min(a: Vec4, b: Vec4) -> Vec4 {
+    Vec4::select(a.cmplt(b) | b.is_nan_mask(), a, b)
+}
+
+/// `f32::max` in lanes: the other operand where one is NaN.
+#[inline]
+fn max(a: Vec4, b: Vec4) -> Vec4 {
+    Vec4::select(a.cmpgt(b) | b.is_nan_mask(), a, b)
+}
+
+/// `f32::clamp` in lanes (for bounds in order).
+#[inline]
+fn clamp(value: Vec4, low: Vec4, high: Vec4) -> Vec4 {
+    let raised = Vec4::select(value.cmplt(low), low, value);
+    Vec4::select(raised.cmpgt(high), high, raised)
+}
+
+/// [`super::dynamics::wrap_angle`] in lanes, for angles in `[−3π, 3π)`
+/// (and NaN); `None` if a lane is outside.
+#[inline]
+fn wrap(angle: Vec4) -> Option<Vec4> {
+    if angle.abs().cmpge(Vec4::splat(3.0 * PI)).any() {
+        return None;
+    }
+    let high = Vec4::select(angle.cmpge(Vec4::splat(PI)), angle - TAU, angle);
+    Some(Vec4::select(
+        angle.cmplt(Vec4::splat(-PI)),
+        angle + TAU,
+        high,
+    ))
+}
+
+/// Directions of angles checked to be within [`REDUCTION_LIMIT`].
+#[inline]
+fn direction(angle: Vec4) -> Option<(Vec4, Vec4)> {
+    // Also refuses NaN, which `drive` hands to libm.
+    let reducible = angle.abs().cmple(Vec4::splat(REDUCTION_LIMIT));
+    reducible.all().then(|| reduced_direction_lanes(angle))
+}
+
+/// What four units aim for: signed speeds along headings.
+struct AimLanes {
+    speed: Vec4,
+    heading: Vec4,
+}
+
+/// `dynamics::aim` in lanes; `forward` is `(cos, sin)` of the headings.
+#[inline]
+fn aim(
+    motion: &MotionLanes,
+    forward: (Vec4, Vec4),
+    desired: (Vec4, Vec4),
+    final_heading: Vec4,
+    limits: &LimitLanes,
+) -> Option<AimLanes> {
+    let want_speed = (desired.0 * desired.0 + desired.1 * desired.1).sqrt();
+    let stop = want_speed.is_nan_mask() | want_speed.cmple(Vec4::splat(STOPPED_SPEED));
+    // Arrived (or told to stop): stop, then turn-in-place kinds face the
+    // ordered final heading.
+    let speed_now = (motion.vx * motion.vx + motion.vy * motion.vy).sqrt();
+    let final_known = final_heading.is_finite_mask();
+    let face_final =
+        limits.turns_in_place & speed_now.cmplt(Vec4::splat(STOPPED_SPEED)) & final_known;
+    let stop_heading = Vec4::select(face_final, final_heading, motion.heading);
+    let want_heading = atan2_lanes(desired.1, desired.0);
+    // Cases 1 and 4 (goal ahead): forward, slowing for sharp turns.
+    let along = desired.0 * forward.0 + desired.1 * forward.1;
+    let ahead = along.cmpge(Vec4::ZERO);
+    let cos_off = along / want_speed;
+    let turn_first = limits.turns_in_place & cos_off.cmplt(Vec4::splat(TURN_FIRST_ANGLE.cos()));
+    let ahead_speed = Vec4::select(
+        turn_first,
+        Vec4::ZERO,
+        want_speed * max(cos_off, Vec4::ZERO),
+    );
+    // Case 3, close goal: back straight up to it.
+    let reverse_top = limits.max_speed * REVERSE_SPEED_FRACTION;
+    let facing = Vec4::select(final_known, final_heading, want_heading);
+    let facing = direction(facing)?;
+    let facing_kept = (facing.0 * forward.0 + facing.1 * forward.1).cmpge(Vec4::ZERO);
+    let back_up =
+        limits.reverses & want_speed.cmplt(SHORT_REVERSE_FRACTION * limits.max_speed) & facing_kept;
+    let back_heading = wrap(want_heading + PI)?;
+    let off = wrap(back_heading - motion.heading)?;
+    let off_cos = direction(off)?.0;
+    let back_speed = -min(want_speed, reverse_top) * max(off_cos, Vec4::ZERO);
+    // Case 2, and case 3 far away: turn toward the goal — in place, in a
+    // three-point turn, or in a wide forward arc.
+    let turn_speed = Vec4::select(
+        limits.turns_in_place,
+        Vec4::ZERO,
+        Vec4::select(limits.reverses, -reverse_top, 0.5 * want_speed),
+    );
+    let moving_speed = Vec4::select(
+        ahead,
+        ahead_speed,
+        Vec4::select(back_up, back_speed, turn_speed),
+    );
+    let moving_heading = Vec4::select(!ahead & back_up, back_heading, want_heading);
+    Some(AimLanes {
+        speed: Vec4::select(stop, Vec4::ZERO, moving_speed),
+        heading: Vec4::select(stop, stop_heading, moving_heading),
+    })
+}
+
+/// [`super::dynamics::drive`] for four units: the same bits, or `None` for
+/// a group it must drive one at a time (see the module docs).
+#[inline]
+pub(crate) fn drive_lanes(
+    motion: &MotionLanes,
+    desired: (Vec4, Vec4),
+    final_heading: Vec4,
+    limits: &LimitLanes,
+    dt: f32,
+) -> Option<MotionLanes> {
+    let forward = direction(motion.heading)?;
+    let aim = aim(motion, forward, desired, final_heading, limits)?;
+    let speed = motion.vx * forward.0 + motion.vy * forward.1;
+    let target = clamp(
+        aim.speed,
+        -limits.max_speed * REVERSE_SPEED_FRACTION,
+        limits.max_speed,
+    );
+    let speeding_up = target.abs().cmpgt(speed.abs()) & (target * speed).cmpge(Vec4::ZERO);
+    let rate = Vec4::select(speeding_up, limits.max_accel, limits.max_brake);
+    let new_speed = speed + clamp(target - speed, -rate * dt, rate * dt);
+    let radius_bound = !limits.turns_in_place & limits.turn_radius.cmpgt(Vec4::ZERO);
+    let yaw_limit = Vec4::select(
+        radius_bound,
+        min(limits.turn_rate, new_speed.abs() / limits.turn_radius),
+        limits.turn_rate,
+    );
+    let turn = clamp(
+        wrap(aim.heading - motion.heading)?,
+        -yaw_limit * dt,
+        yaw_limit * dt,
+    );
+    let heading = wrap(motion.heading + turn)?;
+    // Cruising straight keeps the direction it has.
+    let turned = direction(heading)?;
+    let straight = turn.cmpeq(Vec4::ZERO);
+    let vx = Vec4::select(straight, forward.0, turned.0) * new_speed;
+    let vy = Vec4::select(straight, forward.1, turned.1) * new_speed;
+    Some(MotionLanes {
+        x: motion.x + vx * dt,
+        y: motion.y + vy * dt,
+        vx,
+        vy,
+        heading,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use glam::Vec2;
+    use proptest::prelude::*;
+
+    use super::*;
+    use crate::steer::dynamics::{Limits, Motion, drive};
+    use crate::vehicles::VehicleKind;
+
+    /// One unit's inputs: motion, desired velocity, final heading, limits.
+    type Unit = (Motion, Vec2, f32, Limits);
+
+    fn unit() -> impl Strategy<Value = Unit> {
+        let kind = prop::sample::select(VehicleKind::ALL.to_vec());
+        (
+            (-500.0f32..500.0, -500.0f32..500.0),
+            (-PI..PI, -30.0f32..30.0),
+            prop_oneof![
+                (-40.0f32..40.0, -40.0f32..40.0).prop_map(|(x, y)| Vec2::new(x, y)),
+                Just(Vec2::ZERO),
+                (-0.05f32..0.05).prop_map(|x| Vec2::new(x, 0.0)),
+            ],
+            prop_oneof![2 => Just(f32::NAN), 6 => -PI..PI, 1 => -20.0f32..20.0],
+            kind,
+            (
+                1.0f32..80.0,
+                1.0f32..10.0,
+                1.0f32..12.0,
+                0.2f32..6.0,
+                0.0f32..40.0,
+            ),
+        )
+            .prop_map(
+                |((x, y), (heading, speed), desired, final_heading, kind, limits)| {
+                    let (max_speed, max_accel, max_brake, turn_rate, turn_radius) = limits;
+                    // A unit moves along its heading, sometimes backwards,
+                    // sometimes not at all.
+                    let speed = if speed.abs() < 5.0 { 0.0 } else { speed };
+                    let motion = Motion {
+                        position: Vec2::new(x, y),
+                        velocity: Vec2::from_angle(heading) * speed,
+                        heading,
+                    };
+                    let limits = Limits {
+                        handling: kind.handling(),
+                        max_speed,
+                        max_accel,
+                        max_brake,
+                        turn_rate,
+                        turn_radius,
+                    };
+                    (motion, desired, final_heading, limits)
+                },
+            )
+    }
+
+    fn same_bits(a: f32, b: f32) -> bool {
+        a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan())
+    }
+
+    proptest! {
+        /// Four units in lanes end exactly where `drive` puts each, every
+        /// kind in every case; headings within a turn are never refused (final
+        /// headings of several turns may be).
+        #[test]
+        fn lanes_drive_each_unit_as_drive_does(units in prop::array::uniform4(unit())) {
+            let dt = 1.0 / 60.0;
+            let lanes = |field: fn(&Unit) -> f32| Vec4::from_array(units.map(|unit| field(&unit)));
+            let flags = |flag: fn(&Limits) -> bool| {
+                Vec4::from_array(units.map(|unit| if flag(&unit.3) { 1.0 } else { 0.0 }))
+                    .cmpne(Vec4::ZERO)
+            };
+            let motion = MotionLanes {
+                x: lanes(|unit| unit.0.position.x),
+                y: lanes(|unit| unit.0.position.y),
+                vx: lanes(|unit| unit.0.velocity.x),
+                vy: lanes(|unit| unit.0.velocity.y),
+                heading: lanes(|unit| unit.0.heading),
+            };
+            let limits = LimitLanes {
+                turns_in_place: flags(|limits| limits.handling.turns_in_place),
+                reverses: flags(|limits| limits.handling.reverses),
+                max_speed: lanes(|unit| unit.3.max_speed),
+                max_accel: lanes(|unit| unit.3.max_accel),
+                max_brake: lanes(|unit| unit.3.max_brake),
+                turn_rate: lanes(|unit| unit.3.turn_rate),
+                turn_radius: lanes(|unit| unit.3.turn_radius),
+            };
+            let desired = (lanes(|unit| unit.1.x), lanes(|unit| unit.1.y));
+            let next = drive_lanes(&motion, desired, lanes(|unit| unit.2), &limits, dt);
+            let wound = units.iter().any(|unit| unit.2.abs() > PI);
+            prop_assert!(next.is_some() || wound, "headings within a turn are driven in lanes");
+            let Some(next) = next else {
+                return Ok(());
+            };
+            for (lane, (motion, desired, final_heading, limits)) in units.into_iter().enumerate() {
+                let expected = drive(motion, desired, final_heading, &limits, dt);
+                prop_assert!(same_bits(next.x[lane], expected.position.x), "lane {lane}: x {} vs {expected:?}", next.x[lane]);
+                prop_assert!(same_bits(next.y[lane], expected.position.y), "lane {lane}: y {} vs {expected:?}", next.y[lane]);
+                prop_assert!(same_bits(next.vx[lane], expected.velocity.x), "lane {lane}: vx {} vs {expected:?}", next.vx[lane]);
+                prop_assert!(same_bits(next.vy[lane], expected.velocity.y), "lane {lane}: vy {} vs {expected:?}", next.vy[lane]);
+                prop_assert!(same_bits(next.heading[lane], expected.heading), "lane {lane}: heading {} vs {expected:?}", next.heading[lane]);
+            }
+        }
+    }
+
+    #[test]
+    fn a_heading_beyond_the_reduction_range_is_refused() {
+        let motion = MotionLanes {
+            x: Vec4::ZERO,
+            y: Vec4::ZERO,
+            vx: Vec4::ZERO,
+            vy: Vec4::ZERO,
+            heading: Vec4::new(0.0, 1.0, 1e6, 2.0),
+        };
+        let limits = LimitLanes {
+            turns_in_place: BVec4A::splat(true),
+            reverses: BVec4A::splat(true),
+            max_speed: Vec4::splat(10.0),
+            max_accel: Vec4::splat(3.0),
+            max_brake: Vec4::splat(6.0),
+            turn_rate: Vec4::ONE,
+            turn_radius: Vec4::ZERO,
+        };
+        let desired = (Vec4::ONE, Vec4::ONE);
+        assert_eq!(drive_lanes(&motion, desired, Vec4::NAN, &limits, 0.1), None);
+    }
+}
