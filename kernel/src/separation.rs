@@ -40,7 +40,7 @@
 //!    rows. With rows in cell order a chunk is a band of the map and only
 //!    pairs across its two edges straddle. Cheap rejections first (bounding
 //!    spheres at the current centres, then the vertical extents, read from a
-//!    compact array of spheres refreshed before each sweep; their outcome is
+//!    compact array of spheres kept beside the records; their outcome is
 //!    a coin toss in a dense crowd, so a unit's survivors are sifted into a
 //!    buffer of places without a branch), then the exact test on **four
 //!    queued pairs at once** ([`crate::ellipsoid::contact_functions_until`],
@@ -107,7 +107,7 @@ use crate::ellipsoid::{
     horizontal_separation,
 };
 use crate::nav::WorldMap;
-use crate::parallel::for_each_chunk;
+use crate::parallel::{for_each_chunk, for_each_chunk2};
 use crate::spatial::{Bounds, GridError, SpatialHash};
 
 /// A pair still counts as overlapping when its depth exceeds this fraction of
@@ -275,8 +275,8 @@ pub struct Separation {
     pushes: Vec<Push>,
     /// Places of units whose bounding radius exceeds a cell, in order.
     big: Vec<u32>,
-    /// The placed units' bounding spheres for the candidate sift, refreshed
-    /// before every sweep.
+    /// The placed units' bounding spheres for the candidate sift, made with
+    /// every placing and moved with every push.
     spheres: Vec<Sphere>,
 }
 
@@ -515,9 +515,9 @@ impl Separation {
         let mut stats = SeparationStats::default();
         let mut slack = input.max_travel;
         let mut own_hash = false;
+        refresh_spheres(placed, big_radius, spheres);
         loop {
             let hash: &SpatialHash = if own_hash { local } else { input.spatial };
-            refresh_spheres(placed, big_radius, spheres);
             let context = Context {
                 bodies: placed,
                 spheres,
@@ -540,8 +540,8 @@ impl Separation {
             }
             let pushes = &*pushes;
             let terrain = input.terrain;
-            for_each_chunk(placed, |first, rows| {
-                for (body, push) in rows.iter_mut().zip(&pushes[first..]) {
+            for_each_chunk2(placed, spheres, |first, rows, spheres| {
+                for ((body, sphere), push) in rows.iter_mut().zip(spheres).zip(&pushes[first..]) {
                     let step = push.step();
                     if step == Vec2::ZERO {
                         continue;
@@ -550,6 +550,7 @@ impl Separation {
                         Some(map) => keep_on_open_ground(map, body.centre, step),
                         None => body.centre + step.extend(0.0),
                     };
+                    sphere.centre_radius = body.centre.extend(sphere.centre_radius.w);
                 }
             });
             stats.iterations += 1;
@@ -559,6 +560,7 @@ impl Separation {
                 write_back(placed, hash, position);
                 local.rebuild(position);
                 place(bodies, position, local, big_radius, placed, big);
+                refresh_spheres(placed, big_radius, spheres);
                 own_hash = true;
                 slack = 0.0;
                 stats.rebuilds += 1;
