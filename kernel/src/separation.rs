@@ -39,13 +39,12 @@
 //!    both sides, each pushing only its own unit, so no task writes another's
 //!    rows. With rows in cell order a chunk is a band of the map and only
 //!    pairs across its two edges straddle. Cheap rejections first (bounding
-//!    spheres at the current centres, then the vertical extents, read from a
-//!    compact array of spheres kept beside the records; their outcome is
-//!    a coin toss in a dense crowd, so a unit's survivors are sifted into a
-//!    buffer of places without a branch), then the exact test on **four
-//!    queued pairs at once** ([`crate::ellipsoid::contact_functions_until`],
-//!    one SIMD lane each, bit-identical to one at a time), which stops at the
-//!    first sample `f(λ) ≥ 1` for the common no-overlap case. Each
+//!    spheres at the current centres, read from a compact array of spheres
+//!    kept beside the records, then the vertical extents), then the exact
+//!    test on **four queued pairs at once**
+//!    ([`crate::ellipsoid::contact_functions_until`], one SIMD lane each,
+//!    bit-identical to one at a time), which stops at the first sample
+//!    `f(λ) ≥ 1` for the common no-overlap case. Each
 //!    overlapping pair is pushed apart along the centre line by the exact
 //!    depth (plus a skin of [`SKIN_REL`] of the smaller smallest semi-axis),
 //!    each unit by its share of the inverse mass (`inv_self / (inv_self +
@@ -275,7 +274,7 @@ pub struct Separation {
     pushes: Vec<Push>,
     /// Places of units whose bounding radius exceeds a cell, in order.
     big: Vec<u32>,
-    /// The placed units' bounding spheres for the candidate sift, made with
+    /// The placed units' bounding spheres for the candidate filter, made with
     /// every placing and moved with every push.
     spheres: Vec<Sphere>,
 }
@@ -367,7 +366,7 @@ impl Layer {
 }
 
 /// A placed unit's bounding sphere and vertical semi-axis, 32 bytes, for
-/// the candidate sift: `(x, y, altitude, radius)` in one vector. Big units
+/// the candidate filter: `(x, y, altitude, radius)` in one vector. Big units
 /// have a NaN radius here, so every comparison with them is false and the
 /// small units' sweeps never pick them.
 #[derive(Clone, Copy, Debug, Default)]
@@ -630,20 +629,12 @@ fn sweep(context: &Context<'_>, big: &[u32], pushes: &mut [Push]) -> Sweep {
         }
     });
     // Pairs with a big unit: one thread, fixed order, both sides at once.
-    let mut sifted = [0; SIFTED];
     for (index, &unit) in big.iter().enumerate() {
         let unit = unit as usize;
         let search = context.search(&context.bodies[unit]);
-        let examined = for_each_candidate(
-            context,
-            unit,
-            search,
-            unit..unit + 1,
-            &mut sifted,
-            |other| {
-                push_pair(unit, other, context, pushes);
-            },
-        );
+        let examined = for_each_candidate(context, unit, search, unit..unit + 1, |other| {
+            push_pair(unit, other, context, pushes);
+        });
         pushes[unit].tested += examined;
         for &other in &big[index + 1..] {
             let other = other as usize;
@@ -707,10 +698,6 @@ impl Batch {
     }
 }
 
-/// Candidates that passed the sift are buffered up to this many before
-/// they are visited.
-const SIFTED: usize = 64;
-
 /// Calls `visit` with the place of every small unit, except places in
 /// `skip`, whose bounding sphere and vertical extent meet those of the unit
 /// at place `unit` ([`Sphere::meets`]), in place order, from the hash's
@@ -719,17 +706,14 @@ const SIFTED: usize = 64;
 /// unit's hashed position. Returns how many units those cells hold outside
 /// `skip`: the candidates examined.
 ///
-/// The test is sifted without branches into `sifted` first, which is
-/// visited when full and at the end: in a crowd about a third of the
-/// candidates pass, which no branch predictor guesses, and a window's row
-/// runs are short (one or two units), so the buffer spans them all.
+/// The spheres are read from their own compact array, the unit records
+/// only for the candidates that pass.
 #[inline]
 fn for_each_candidate(
     context: &Context<'_>,
     unit: usize,
     search: f32,
     skip: Range<usize>,
-    sifted: &mut [u32; SIFTED],
     mut visit: impl FnMut(usize),
 ) -> u32 {
     let point = context.hash.sorted_positions()[unit];
@@ -739,24 +723,17 @@ fn for_each_candidate(
         centre_radius: body.centre.extend(body.radius),
         half_height: body.half_height,
     };
-    let mut count = 0;
     let mut examined = 0;
     context
         .hash
         .for_each_row_range_outside(point, search, skip, |run| {
             examined += run.len() as u32;
             for (place, sphere) in run.clone().zip(&context.spheres[run]) {
-                if count == SIFTED {
-                    sifted.iter().for_each(|&place| visit(place as usize));
-                    count = 0;
+                if own.meets(sphere) {
+                    visit(place);
                 }
-                sifted[count] = place as u32;
-                count += usize::from(own.meets(sphere));
             }
         });
-    sifted[..count]
-        .iter()
-        .for_each(|&place| visit(place as usize));
     examined
 }
 
@@ -768,7 +745,6 @@ fn for_each_candidate(
 fn push_chunk(first: usize, chunk: &mut [Push], context: &Context<'_>) {
     let chunk_end = first + chunk.len();
     let mut batch = Batch::default();
-    let mut sifted = [0; SIFTED];
     for unit in first..chunk_end {
         let own = &context.bodies[unit];
         if own.radius > context.big_radius {
@@ -777,27 +753,20 @@ fn push_chunk(first: usize, chunk: &mut [Push], context: &Context<'_>) {
         let mut exact = 0;
         // Earlier places of this chunk already tested their pairs with this one.
         let search = context.search(own);
-        let tested = for_each_candidate(
-            context,
-            unit,
-            search,
-            first..unit + 1,
-            &mut sifted,
-            |other| {
-                let them = &context.bodies[other];
-                if own.inv_mass + them.inv_mass == 0.0
-                    || own.inv_mass == 0.0 && !(first..chunk_end).contains(&other)
-                {
-                    // Two immovable units, or only the other side moves (and
-                    // measures the pair itself).
-                    return;
-                }
-                exact += 1;
-                if batch.queue(unit, other, them.centre - own.centre) {
-                    settle_pushes(&mut batch, first, chunk, context);
-                }
-            },
-        );
+        let tested = for_each_candidate(context, unit, search, first..unit + 1, |other| {
+            let them = &context.bodies[other];
+            if own.inv_mass + them.inv_mass == 0.0
+                || own.inv_mass == 0.0 && !(first..chunk_end).contains(&other)
+            {
+                // Two immovable units, or only the other side moves (and
+                // measures the pair itself).
+                return;
+            }
+            exact += 1;
+            if batch.queue(unit, other, them.centre - own.centre) {
+                settle_pushes(&mut batch, first, chunk, context);
+            }
+        });
         chunk[unit - first].tested += tested;
         chunk[unit - first].exact += exact;
     }
@@ -845,7 +814,6 @@ fn settle_pushes(batch: &mut Batch, first: usize, chunk: &mut [Push], context: &
 /// end.
 fn measure_chunk(first: usize, chunk: &mut [Push], context: &Context<'_>) {
     let mut batch = Batch::default();
-    let mut sifted = [0; SIFTED];
     let mut deepest = Deepest::default();
     for unit in first..first + chunk.len() {
         let own = &context.bodies[unit];
@@ -854,7 +822,7 @@ fn measure_chunk(first: usize, chunk: &mut [Push], context: &Context<'_>) {
         }
         let mut exact = 0;
         let search = context.search_deeper(own, deepest);
-        let tested = for_each_candidate(context, unit, search, 0..unit + 1, &mut sifted, |other| {
+        let tested = for_each_candidate(context, unit, search, 0..unit + 1, |other| {
             let them = &context.bodies[other];
             let offset = them.centre - own.centre;
             if own.inv_mass + them.inv_mass == 0.0 || !may_be_deeper(own, them, offset, deepest) {
