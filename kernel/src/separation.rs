@@ -39,14 +39,13 @@
 //!    both sides, each pushing only its own unit, so no task writes another's
 //!    rows. With rows in cell order a chunk is a band of the map and only
 //!    pairs across its two edges straddle. Cheap rejections first (bounding
-//!    spheres at the current centres, read from a compact array of spheres
-//!    kept beside the records, then the vertical extents), then the exact
-//!    test on **four queued pairs at once**
+//!    spheres at the current centres, then the vertical extents), then the
+//!    exact test on **four queued pairs at once**
 //!    ([`crate::ellipsoid::contact_functions_until`], one SIMD lane each,
 //!    bit-identical to one at a time), which stops at the first sample
-//!    `f(λ) ≥ 1` for the common no-overlap case. Each
-//!    overlapping pair is pushed apart along the centre line by the exact
-//!    depth (plus a skin of [`SKIN_REL`] of the smaller smallest semi-axis),
+//!    `f(λ) ≥ 1` for the common no-overlap case. Each overlapping pair is
+//!    pushed apart along the centre line by the exact depth (plus a skin of
+//!    [`SKIN_REL`] of the smaller smallest semi-axis),
 //!    each unit by its share of the inverse mass (`inv_self / (inv_self +
 //!    inv_other)`; immovable units have inverse mass 0, so the movable party
 //!    takes the full depth; pairs of two immovable units are skipped). Pairs
@@ -106,7 +105,7 @@ use crate::ellipsoid::{
     horizontal_separation,
 };
 use crate::nav::WorldMap;
-use crate::parallel::{for_each_chunk, for_each_chunk2};
+use crate::parallel::for_each_chunk;
 use crate::spatial::{Bounds, GridError, SpatialHash};
 
 /// A pair still counts as overlapping when its depth exceeds this fraction of
@@ -274,9 +273,6 @@ pub struct Separation {
     pushes: Vec<Push>,
     /// Places of units whose bounding radius exceeds a cell, in order.
     big: Vec<u32>,
-    /// The placed units' bounding spheres for the candidate filter, made with
-    /// every placing and moved with every push.
-    spheres: Vec<Sphere>,
 }
 
 /// What the sweeps of one pass share.
@@ -284,8 +280,6 @@ pub struct Separation {
 struct Context<'a> {
     /// Bodies in place order.
     bodies: &'a [Body],
-    /// Their bounding spheres, in place order.
-    spheres: &'a [Sphere],
     hash: &'a SpatialHash,
     /// Units with a radius above this are big.
     big_radius: f32,
@@ -365,41 +359,6 @@ impl Layer {
     }
 }
 
-/// A placed unit's bounding sphere and vertical semi-axis, 32 bytes, for
-/// the candidate filter: `(x, y, altitude, radius)` in one vector. Big units
-/// have a NaN radius here, so every comparison with them is false and the
-/// small units' sweeps never pick them.
-#[derive(Clone, Copy, Debug, Default)]
-struct Sphere {
-    centre_radius: Vec4,
-    half_height: f32,
-}
-
-impl Sphere {
-    fn of(body: &Body, big_radius: f32) -> Sphere {
-        let radius = if body.radius > big_radius {
-            f32::NAN
-        } else {
-            body.radius
-        };
-        Sphere {
-            centre_radius: body.centre.extend(radius),
-            half_height: body.half_height,
-        }
-    }
-
-    /// Whether the bounding spheres and the vertical extents of `self` and
-    /// `other` meet ([`may_overlap`]); false when either is big.
-    #[inline]
-    fn meets(&self, other: &Sphere) -> bool {
-        let offset = other.centre_radius - self.centre_radius;
-        let squared = offset * offset;
-        let reach = self.centre_radius.w + other.centre_radius.w;
-        (squared.x + squared.y + squared.z < reach * reach)
-            & (offset.z.abs() < self.half_height + other.half_height)
-    }
-}
-
 /// How an overlapping pair is pushed apart.
 struct Overlap {
     /// Unit vector from the first unit towards the second, ground plane.
@@ -422,7 +381,6 @@ impl Separation {
             placed: Vec::new(),
             pushes: Vec::new(),
             big: Vec::new(),
-            spheres: Vec::new(),
         })
     }
 
@@ -444,8 +402,6 @@ impl Separation {
         self.placed.reserve(units.saturating_sub(self.placed.len()));
         self.pushes.reserve(units.saturating_sub(self.pushes.len()));
         self.big.reserve(units.saturating_sub(self.big.len()));
-        self.spheres
-            .reserve(units.saturating_sub(self.spheres.len()));
         self.local.reserve(units);
     }
 
@@ -477,12 +433,10 @@ impl Separation {
             placed,
             pushes,
             big,
-            spheres,
         } = self;
         bodies.resize(units, Body::default());
         placed.resize(units, Body::default());
         pushes.resize(units, Push::default());
-        spheres.resize(units, Sphere::default());
         {
             let position = &*position;
             for_each_chunk(bodies, |first, rows| {
@@ -514,12 +468,10 @@ impl Separation {
         let mut stats = SeparationStats::default();
         let mut slack = input.max_travel;
         let mut own_hash = false;
-        refresh_spheres(placed, big_radius, spheres);
         loop {
             let hash: &SpatialHash = if own_hash { local } else { input.spatial };
             let context = Context {
                 bodies: placed,
-                spheres,
                 hash,
                 big_radius,
                 layers,
@@ -539,8 +491,8 @@ impl Separation {
             }
             let pushes = &*pushes;
             let terrain = input.terrain;
-            for_each_chunk2(placed, spheres, |first, rows, spheres| {
-                for ((body, sphere), push) in rows.iter_mut().zip(spheres).zip(&pushes[first..]) {
+            for_each_chunk(placed, |first, rows| {
+                for (body, push) in rows.iter_mut().zip(&pushes[first..]) {
                     let step = push.step();
                     if step == Vec2::ZERO {
                         continue;
@@ -549,7 +501,6 @@ impl Separation {
                         Some(map) => keep_on_open_ground(map, body.centre, step),
                         None => body.centre + step.extend(0.0),
                     };
-                    sphere.centre_radius = body.centre.extend(sphere.centre_radius.w);
                 }
             });
             stats.iterations += 1;
@@ -559,7 +510,6 @@ impl Separation {
                 write_back(placed, hash, position);
                 local.rebuild(position);
                 place(bodies, position, local, big_radius, placed, big);
-                refresh_spheres(placed, big_radius, spheres);
                 own_hash = true;
                 slack = 0.0;
                 stats.rebuilds += 1;
@@ -595,15 +545,6 @@ fn place(
     big.extend(
         (0..placed.len() as u32).filter(|&place| placed[place as usize].radius > big_radius),
     );
-}
-
-/// The bounding spheres of `placed`, in the same order.
-fn refresh_spheres(placed: &[Body], big_radius: f32, spheres: &mut [Sphere]) {
-    for_each_chunk(spheres, |first, rows| {
-        for (sphere, body) in rows.iter_mut().zip(&placed[first..]) {
-            *sphere = Sphere::of(body, big_radius);
-        }
-    });
 }
 
 /// Writes the ground positions of `placed` (in `hash`'s place order) back to
@@ -700,14 +641,11 @@ impl Batch {
 
 /// Calls `visit` with the place of every small unit, except places in
 /// `skip`, whose bounding sphere and vertical extent meet those of the unit
-/// at place `unit` ([`Sphere::meets`]), in place order, from the hash's
+/// at place `unit` ([`may_overlap`]), in place order, from the hash's
 /// cells under the square of half-side `search` (at least
 /// [`Context::search`] unless a narrower window provably suffices) about the
 /// unit's hashed position. Returns how many units those cells hold outside
 /// `skip`: the candidates examined.
-///
-/// The spheres are read from their own compact array, the unit records
-/// only for the candidates that pass.
 #[inline]
 fn for_each_candidate(
     context: &Context<'_>,
@@ -717,19 +655,16 @@ fn for_each_candidate(
     mut visit: impl FnMut(usize),
 ) -> u32 {
     let point = context.hash.sorted_positions()[unit];
-    let body = &context.bodies[unit];
-    // Its real radius, big or not.
-    let own = Sphere {
-        centre_radius: body.centre.extend(body.radius),
-        half_height: body.half_height,
-    };
+    let own = &context.bodies[unit];
     let mut examined = 0;
     context
         .hash
         .for_each_row_range_outside(point, search, skip, |run| {
             examined += run.len() as u32;
-            for (place, sphere) in run.clone().zip(&context.spheres[run]) {
-                if own.meets(sphere) {
+            for (place, them) in run.clone().zip(&context.bodies[run]) {
+                if them.radius <= context.big_radius
+                    && may_overlap(own, them, them.centre - own.centre)
+                {
                     visit(place);
                 }
             }
