@@ -61,6 +61,20 @@
 //!    and stalled dense crowds.)
 //! 3. **Repeat** up to `iterations` times, or until no pair overlaps by more
 //!    than [`TOLERANCE_REL`] of the smaller shield's smallest semi-axis.
+//!    A unit the last push neither moved nor found overlapping is
+//!    *inactive*; two inactive units did not overlap and have not moved, so
+//!    they still do not. When at most half the units are active (each then
+//!    searches its whole window, not only later places, so the full sweep
+//!    is cheaper past that), a sweep starts only from the active units: a
+//!    pair within a chunk is tested from its earlier active place; an
+//!    active unit that overlaps an inactive one of another chunk pushes
+//!    only itself and marks the other, and a second parallel phase has each
+//!    marked unit test its pairs with the active units of other chunks and
+//!    push itself. Every overlapping pair is still pushed from both sides
+//!    by the same amounts; only the order in which a unit's pushes are
+//!    summed differs from a full sweep's (in the last bits). In crowds that
+//!    mostly settle after the first push (the shipped profiles) the later
+//!    sweeps then test a fraction of the pairs.
 //! 4. **Measure.** After the last push one more sweep measures what remains,
 //!    from the current positions with the slack widened by every push since
 //!    the hash was built. It only wants the deepest overlap, so each pair is
@@ -76,8 +90,9 @@
 //!    at one altitude and apart on the ground, the Newton search stops as
 //!    soon as a sample of `f` proves the pair no deeper than `d` (`f ≥ (|r|
 //!    / (|r| + d))²`); the rest are measured in full. Only the pairs that
-//!    raise the maximum are measured to the end. The maximum is exact; the
-//!    count of overlapping pairs reported is the first sweep's.
+//!    raise the maximum are measured to the end. This sweep, too, starts
+//!    only from the active units when at most half are. The maximum is
+//!    exact; the count of overlapping pairs reported is the first sweep's.
 //!
 //! **Ground plane only.** Separation moves units only in the ground plane,
 //! airborne ones included: altitude belongs to the flight model, and nothing
@@ -97,6 +112,7 @@
 //! slack. Nothing allocates after [`Separation::reserve`].
 
 use std::ops::Range;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use glam::{Vec2, Vec3, Vec4};
 
@@ -120,6 +136,10 @@ pub const RELAXATION: f32 = 1.0;
 /// metre-sized shields), so that Jacobi sweeps end with pairs just apart
 /// instead of creeping towards touching from inside.
 pub const SKIN_REL: f32 = 1e-3;
+/// A sweep starts only from the active units ([`Body::active`]) when at
+/// most one in this many is: each then searches its whole window, not only
+/// later places, so the full sweep is cheaper when more are active.
+const ACTIVE_SWEEP_MAX_SHARE: usize = 2;
 /// Rebuild the stage's own hash once units may have moved this many cells.
 const REBUILD_SLACK_CELLS: f32 = 0.25;
 
@@ -146,9 +166,10 @@ pub struct SeparationInput<'a> {
 /// What one pass did and found.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct SeparationStats {
-    /// Candidate pairs examined over all sweeps: for each unit, the units in
-    /// the hash cells of its search window (which in the measuring sweep
-    /// shrinks as deeper overlaps turn up), big and immovable ones included.
+    /// Candidate pairs examined over all sweeps: for each unit a sweep starts
+    /// from (every unit, or only the active ones), the units in the hash
+    /// cells of its search window (which in the measuring sweep shrinks as
+    /// deeper overlaps turn up), big and immovable ones included.
     /// A pair of small units counts once, except in different chunks of
     /// [`crate::parallel::CHUNK_ROWS`] places in a pushing sweep, where it
     /// is examined from both sides (a few per cent of pairs with rows in
@@ -189,6 +210,10 @@ struct Body {
     /// still overlap: the radius plus the largest radius of the layers its
     /// shield meets ([`Layer::reach`]).
     reach: f32,
+    /// Whether the last pushing sweep found the unit overlapping or moved
+    /// it (true until a sweep has run): a pair of inactive units cannot
+    /// overlap, so later sweeps start only from active ones.
+    active: bool,
 }
 
 /// One unit's share of a sweep.
@@ -204,6 +229,8 @@ struct Push {
     overlaps: u32,
     depth_m: f32,
     depth_rel: f32,
+    /// Whether any pair of the unit overlapped.
+    touched: bool,
 }
 
 impl Push {
@@ -217,6 +244,7 @@ impl Push {
     /// partner that is immovable or not.
     #[inline]
     fn add(&mut self, away: Vec2, from_immovable: bool) {
+        self.touched = true;
         if from_immovable {
             self.wall += away;
         } else {
@@ -225,6 +253,7 @@ impl Push {
     }
 
     fn record(&mut self, overlap: &Overlap, count_here: bool) {
+        self.touched = true;
         self.depth_m = self.depth_m.max(overlap.depth);
         self.depth_rel = self.depth_rel.max(overlap.relative);
         if count_here && overlap.relative > TOLERANCE_REL {
@@ -273,6 +302,20 @@ pub struct Separation {
     pushes: Vec<Push>,
     /// Places of units whose bounding radius exceeds a cell, in order.
     big: Vec<u32>,
+    /// Places of inactive units an active one of another chunk found
+    /// overlapping, in a sweep from the active units.
+    wanted: Marks,
+}
+
+/// One flag per place, set across chunks during a sweep and all cleared
+/// before it ends: a clone starts with none set.
+#[derive(Debug, Default)]
+struct Marks(Vec<AtomicBool>);
+
+impl Clone for Marks {
+    fn clone(&self) -> Marks {
+        Marks(self.0.iter().map(|_| AtomicBool::new(false)).collect())
+    }
 }
 
 /// What the sweeps of one pass share.
@@ -288,6 +331,12 @@ struct Context<'a> {
     slack: f32,
     /// The sweep after the last push: only the deepest overlap is wanted.
     measure_only: bool,
+    /// Pairs of two inactive units are skipped: the sweep starts only from
+    /// the active units ([`Body::active`]).
+    only_active: bool,
+    /// In place order: inactive units to push from their pairs with the
+    /// active units of other chunks.
+    wanted: &'a [AtomicBool],
 }
 
 impl Context<'_> {
@@ -381,6 +430,7 @@ impl Separation {
             placed: Vec::new(),
             pushes: Vec::new(),
             big: Vec::new(),
+            wanted: Marks::default(),
         })
     }
 
@@ -402,6 +452,8 @@ impl Separation {
         self.placed.reserve(units.saturating_sub(self.placed.len()));
         self.pushes.reserve(units.saturating_sub(self.pushes.len()));
         self.big.reserve(units.saturating_sub(self.big.len()));
+        let marks = &mut self.wanted.0;
+        marks.reserve(units.saturating_sub(marks.len()));
         self.local.reserve(units);
     }
 
@@ -433,7 +485,9 @@ impl Separation {
             placed,
             pushes,
             big,
+            wanted,
         } = self;
+        wanted.0.resize_with(units, AtomicBool::default);
         bodies.resize(units, Body::default());
         placed.resize(units, Body::default());
         pushes.resize(units, Push::default());
@@ -452,6 +506,7 @@ impl Separation {
                         inv_mass: input.inv_mass[unit],
                         // Set once the layers are known.
                         reach: 0.0,
+                        active: true,
                     };
                 }
             });
@@ -468,6 +523,7 @@ impl Separation {
         let mut stats = SeparationStats::default();
         let mut slack = input.max_travel;
         let mut own_hash = false;
+        let mut active = units;
         loop {
             let hash: &SpatialHash = if own_hash { local } else { input.spatial };
             let context = Context {
@@ -477,6 +533,8 @@ impl Separation {
                 layers,
                 slack,
                 measure_only: stats.iterations > 0 && stats.iterations >= *iterations,
+                only_active: active <= units / ACTIVE_SWEEP_MAX_SHARE,
+                wanted: &wanted.0,
             };
             let sweep = sweep(&context, big, pushes);
             stats.pairs_tested += sweep.tested;
@@ -489,20 +547,7 @@ impl Separation {
             if sweep.overlaps == 0 || stats.iterations >= *iterations {
                 break;
             }
-            let pushes = &*pushes;
-            let terrain = input.terrain;
-            for_each_chunk(placed, |first, rows| {
-                for (body, push) in rows.iter_mut().zip(&pushes[first..]) {
-                    let step = push.step();
-                    if step == Vec2::ZERO {
-                        continue;
-                    }
-                    body.centre = match terrain.filter(|_| body.centre.z <= 0.0) {
-                        Some(map) => keep_on_open_ground(map, body.centre, step),
-                        None => body.centre + step.extend(0.0),
-                    };
-                }
-            });
+            active = apply_pushes(placed, pushes, input.terrain);
             stats.iterations += 1;
             slack += sweep.largest_push;
             if slack > REBUILD_SLACK_CELLS * local.cell_size() {
@@ -511,6 +556,7 @@ impl Separation {
                 local.rebuild(position);
                 place(bodies, position, local, big_radius, placed, big);
                 own_hash = true;
+                active = units;
                 slack = 0.0;
                 stats.rebuilds += 1;
             }
@@ -523,8 +569,33 @@ impl Separation {
     }
 }
 
+/// Moves every unit in `placed` by its push (a ground unit's kept off
+/// blocked cells), marks the units that overlapped or moved active, and
+/// returns how many are.
+fn apply_pushes(placed: &mut [Body], pushes: &[Push], terrain: Option<&WorldMap>) -> usize {
+    let active = AtomicUsize::new(0);
+    for_each_chunk(placed, |first, rows| {
+        let mut count = 0;
+        for (body, push) in rows.iter_mut().zip(&pushes[first..]) {
+            let step = push.step();
+            body.active = push.touched || step != Vec2::ZERO;
+            count += usize::from(body.active);
+            if step == Vec2::ZERO {
+                continue;
+            }
+            body.centre = match terrain.filter(|_| body.centre.z <= 0.0) {
+                Some(map) => keep_on_open_ground(map, body.centre, step),
+                None => body.centre + step.extend(0.0),
+            };
+        }
+        active.fetch_add(count, Ordering::Relaxed);
+    });
+    active.into_inner()
+}
+
 /// Copies `bodies` (unit order) into `placed` in `hash`'s place order with
-/// their centres at `position`, and lists the places of big units.
+/// their centres at `position`, all active, and lists the places of big
+/// units.
 fn place(
     bodies: &[Body],
     position: &[Vec2],
@@ -537,8 +608,11 @@ fn place(
     for_each_chunk(placed, |first, rows| {
         for (body, &unit) in rows.iter_mut().zip(&order[first..]) {
             let unit = unit as usize;
-            *body = bodies[unit];
-            body.centre = position[unit].extend(body.centre.z);
+            *body = Body {
+                centre: position[unit].extend(bodies[unit].centre.z),
+                active: true,
+                ..bodies[unit]
+            };
         }
     });
     big.clear();
@@ -569,6 +643,9 @@ fn sweep(context: &Context<'_>, big: &[u32], pushes: &mut [Push]) -> Sweep {
             push_chunk(first, rows, context);
         }
     });
+    if context.only_active && !context.measure_only {
+        for_each_chunk(pushes, |first, rows| push_wanted(first, rows, context));
+    }
     // Pairs with a big unit: one thread, fixed order, both sides at once.
     for (index, &unit) in big.iter().enumerate() {
         let unit = unit as usize;
@@ -677,24 +754,67 @@ fn for_each_candidate(
 /// sequential phase): a pair within the chunk is tested once, from its
 /// earlier place, and pushes both; a pair with a unit of another chunk is
 /// tested from both sides, each pushing only its own unit.
+///
+/// A sweep from the active units only: a pair within the chunk is tested
+/// from its earlier active place; a pair with an inactive unit of another
+/// chunk, from the active side, which marks the other [`Context::wanted`]
+/// if they overlap, for [`push_wanted`] to push it.
 fn push_chunk(first: usize, chunk: &mut [Push], context: &Context<'_>) {
     let chunk_end = first + chunk.len();
     let mut batch = Batch::default();
     for unit in first..chunk_end {
         let own = &context.bodies[unit];
-        if own.radius > context.big_radius {
+        if own.radius > context.big_radius || context.only_active && !own.active {
             continue;
         }
         let mut exact = 0;
-        // Earlier places of this chunk already tested their pairs with this one.
+        // Earlier places of this chunk already tested their pairs with this
+        // one (all, or the active ones).
+        let skip = if context.only_active {
+            unit..unit + 1
+        } else {
+            first..unit + 1
+        };
         let search = context.search(own);
-        let tested = for_each_candidate(context, unit, search, first..unit + 1, |other| {
+        let tested = for_each_candidate(context, unit, search, skip, |other| {
             let them = &context.bodies[other];
+            let shared = (first..chunk_end).contains(&other);
             if own.inv_mass + them.inv_mass == 0.0
-                || own.inv_mass == 0.0 && !(first..chunk_end).contains(&other)
+                || own.inv_mass == 0.0 && !shared
+                || shared && other < unit && them.active
             {
                 // Two immovable units, or only the other side moves (and
-                // measures the pair itself).
+                // measures the pair itself), or the other tested the pair.
+                return;
+            }
+            exact += 1;
+            if batch.queue(unit, other, them.centre - own.centre) {
+                settle_pushes(&mut batch, first, chunk, context);
+            }
+        });
+        chunk[unit - first].tested += tested;
+        chunk[unit - first].exact += exact;
+    }
+    settle_pushes(&mut batch, first, chunk, context);
+}
+
+/// In a sweep from the active units, the pushes of the units at places
+/// `first..first + chunk.len()` that [`push_chunk`] marked
+/// [`Context::wanted`] (clearing the marks) from their pairs with the active
+/// units of other chunks, each pushing only its own unit.
+fn push_wanted(first: usize, chunk: &mut [Push], context: &Context<'_>) {
+    let chunk_places = first..first + chunk.len();
+    let mut batch = Batch::default();
+    for unit in chunk_places.clone() {
+        if !context.wanted[unit].swap(false, Ordering::Relaxed) {
+            continue;
+        }
+        let own = &context.bodies[unit];
+        let mut exact = 0;
+        let search = context.search(own);
+        let tested = for_each_candidate(context, unit, search, chunk_places.clone(), |other| {
+            let them = &context.bodies[other];
+            if !them.active {
                 return;
             }
             exact += 1;
@@ -738,6 +858,8 @@ fn settle_pushes(batch: &mut Batch, first: usize, chunk: &mut [Push], context: &
         push.record(&overlap, shared || unit < other || them.inv_mass == 0.0);
         if shared {
             chunk[other - first].add(away * (them.inv_mass / total), own.inv_mass == 0.0);
+        } else if context.only_active && !them.active && them.inv_mass > 0.0 {
+            context.wanted[other].store(true, Ordering::Relaxed);
         }
     }
     batch.len = 0;
@@ -752,15 +874,25 @@ fn measure_chunk(first: usize, chunk: &mut [Push], context: &Context<'_>) {
     let mut deepest = Deepest::default();
     for unit in first..first + chunk.len() {
         let own = &context.bodies[unit];
-        if own.radius > context.big_radius {
+        if own.radius > context.big_radius || context.only_active && !own.active {
             continue;
         }
         let mut exact = 0;
         let search = context.search_deeper(own, deepest);
-        let tested = for_each_candidate(context, unit, search, 0..unit + 1, |other| {
+        // Earlier places tested their pairs with this one (all, or the
+        // active ones).
+        let skip = if context.only_active {
+            unit..unit + 1
+        } else {
+            0..unit + 1
+        };
+        let tested = for_each_candidate(context, unit, search, skip, |other| {
             let them = &context.bodies[other];
             let offset = them.centre - own.centre;
-            if own.inv_mass + them.inv_mass == 0.0 || !may_be_deeper(own, them, offset, deepest) {
+            if own.inv_mass + them.inv_mass == 0.0
+                || other < unit && them.active
+                || !may_be_deeper(own, them, offset, deepest)
+            {
                 return;
             }
             exact += 1;

@@ -63,6 +63,76 @@ fn dense_random_crowd_ends_with_overlap_below_a_thousandth_of_the_smallest_axis(
     assert!(moved > 1000, "only {moved} units moved");
 }
 
+/// Tiles (8 m by 16 m, 50 by 20) of spheres of 1 m, each with:
+/// - a chain of three stacked north: the first two overlap by 0.4 m;
+///   pushed apart, the middle one runs 0.1 m into the third, which nothing
+///   touched before. The middle and third sphere are in different rows of
+///   hash cells (8 m, edges at y = 4 mod 8 in the test grid), so about a
+///   row of cells' places lies between them, and chains near the edges of
+///   the pass's chunks of places have them in different chunks;
+/// - two overlapping pairs 0.1 m apart, which the first push drives 0.3 m
+///   into each other: a pair of two units the first push moved;
+/// - five loners, so that half the units are untouched and the second push
+///   starts only from the active units.
+fn chains() -> World {
+    const TILE: [(f32, f32); 12] = [
+        (0.0, 9.4),
+        (0.0, 11.0),
+        (0.0, 13.1),
+        (4.0, 0.0),
+        (4.0, 1.6),
+        (4.0, 3.7),
+        (4.0, 5.3),
+        (0.0, 0.0),
+        (0.0, 4.0),
+        (0.0, 6.8),
+        (4.0, 9.0),
+        (4.0, 13.0),
+    ];
+    let mut world = World::default();
+    for row in 0..20 {
+        for column in 0..50 {
+            let base = Vec2::new(column as f32 * 8.0, row as f32 * 16.0);
+            for (x, y) in TILE {
+                world.push(base + Vec2::new(x, y), 0.0, 0.0, Vec3::ONE, 1.0);
+            }
+        }
+    }
+    world
+}
+
+/// The second push of a pass starts only from the units the first touched
+/// or moved; it must push every overlapping pair from both sides, once, as
+/// a sweep over every unit does (a fresh pass's first): two pushes in one
+/// pass end where two passes of one push do.
+#[test]
+fn a_push_from_the_active_units_alone_moves_units_as_a_full_sweep_does() {
+    let start = chains();
+    let mut in_one = start.clone();
+    let stats = separate(&mut in_one, 2);
+    assert_eq!(stats.iterations, 2, "{stats:?}");
+    let mut in_two = start.clone();
+    separate(&mut in_two, 1);
+    let second = separate(&mut in_two, 1);
+    assert_eq!(second.overlaps, 2000, "{second:?}");
+    let third_moved = (0..start.len())
+        .filter(|&unit| unit % 12 == 2 && in_one.position[unit] != start.position[unit])
+        .count();
+    assert_eq!(third_moved, 1000, "every third sphere is pushed");
+    for unit in 0..start.len() {
+        assert!(
+            in_one.position[unit].distance(in_two.position[unit]) < 1e-5,
+            "unit {unit}: {} after two pushes in one pass, {} after two passes",
+            in_one.position[unit],
+            in_two.position[unit]
+        );
+    }
+    assert!(
+        (stats.max_overlap_m - second.max_overlap_m).abs() < 1e-5,
+        "{stats:?} against {second:?}"
+    );
+}
+
 #[test]
 fn head_on_pile_up_against_an_immovable_wall_ends_apart_and_outside_the_wall() {
     let mut world = World::default();
