@@ -30,6 +30,31 @@ pub fn for_each_chunk<T: Send>(output: &mut [T], work: impl Fn(usize, &mut [T]) 
     }
 }
 
+/// Folds each chunk of `input` from `identity` with `fold` and combines the
+/// chunks' results with `combine`, in parallel when the pass is large
+/// enough. How chunks are grouped depends on the threads, so `combine` must
+/// be exactly associative and commutative (integer sums, `max`, `min`) for
+/// the result not to.
+pub fn fold_chunks<T: Sync, R: Copy + Send + Sync>(
+    input: &[T],
+    identity: R,
+    fold: impl Fn(R, &T) -> R + Sync,
+    combine: impl Fn(R, R) -> R + Sync,
+) -> R {
+    let fold_chunk = |chunk: &[T]| chunk.iter().fold(identity, &fold);
+    if input.len() < PARALLEL_MIN_ROWS {
+        input
+            .chunks(CHUNK_ROWS)
+            .map(fold_chunk)
+            .fold(identity, &combine)
+    } else {
+        input
+            .par_chunks(CHUNK_ROWS)
+            .map(fold_chunk)
+            .reduce(|| identity, &combine)
+    }
+}
+
 /// Like [`for_each_chunk`] over two columns cut alike: `work(first_row,
 /// a_rows, b_rows)`.
 pub fn for_each_chunk2<A: Send, B: Send>(

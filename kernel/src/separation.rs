@@ -121,7 +121,7 @@ use crate::ellipsoid::{
     horizontal_separation,
 };
 use crate::nav::WorldMap;
-use crate::parallel::for_each_chunk;
+use crate::parallel::{fold_chunks, for_each_chunk};
 use crate::spatial::{Bounds, GridError, SpatialHash};
 
 /// A pair still counts as overlapping when its depth exceeds this fraction of
@@ -273,6 +273,33 @@ struct Sweep {
     largest_push: f32,
 }
 
+impl Sweep {
+    /// The totals with one more unit's `push` (`largest_push` squared).
+    fn with(self, push: &Push) -> Sweep {
+        Sweep {
+            tested: self.tested + u64::from(push.tested),
+            exact: self.exact + u64::from(push.exact),
+            overlaps: self.overlaps + u64::from(push.overlaps),
+            depth_m: self.depth_m.max(push.depth_m),
+            depth_rel: self.depth_rel.max(push.depth_rel),
+            largest_push: self.largest_push.max(push.step().length_squared()),
+        }
+    }
+
+    /// The totals of two sets of units: sums and maxima, so the grouping
+    /// does not change them.
+    fn combine(self, other: Sweep) -> Sweep {
+        Sweep {
+            tested: self.tested + other.tested,
+            exact: self.exact + other.exact,
+            overlaps: self.overlaps + other.overlaps,
+            depth_m: self.depth_m.max(other.depth_m),
+            depth_rel: self.depth_rel.max(other.depth_rel),
+            largest_push: self.largest_push.max(other.largest_push),
+        }
+    }
+}
+
 /// The deepest overlap seen so far, metres and relative to the smaller
 /// shield's smallest semi-axis (not necessarily of the same pair).
 #[derive(Clone, Copy, Debug, Default)]
@@ -384,18 +411,25 @@ impl Layer {
         high: f32::NEG_INFINITY,
     };
 
-    /// The layers of the small units among `bodies`: those on the ground
-    /// (altitude 0) and the rest.
-    fn of(bodies: &[Body], big_radius: f32) -> [Layer; 2] {
-        let mut layers = [Layer::EMPTY; 2];
-        for body in bodies.iter().filter(|body| body.radius <= big_radius) {
-            let layer = &mut layers[usize::from(body.centre.z != 0.0)];
-            layer.radius = layer.radius.max(body.radius);
-            layer.smallest = layer.smallest.min(body.smallest);
-            layer.low = layer.low.min(body.centre.z - body.half_height);
-            layer.high = layer.high.max(body.centre.z + body.half_height);
+    /// The layer with `body` in it.
+    #[inline]
+    fn with(self, body: &Body) -> Layer {
+        Layer {
+            radius: self.radius.max(body.radius),
+            smallest: self.smallest.min(body.smallest),
+            low: self.low.min(body.centre.z - body.half_height),
+            high: self.high.max(body.centre.z + body.half_height),
         }
-        layers
+    }
+
+    /// The layer of the units of both.
+    fn combine(self, other: Layer) -> Layer {
+        Layer {
+            radius: self.radius.max(other.radius),
+            smallest: self.smallest.min(other.smallest),
+            low: self.low.min(other.low),
+            high: self.high.max(other.high),
+        }
     }
 
     /// The layer's largest radius if `body`'s shield spans an altitude of
@@ -405,6 +439,40 @@ impl Layer {
         let spans = body.centre.z - body.half_height <= self.high
             && self.low <= body.centre.z + body.half_height;
         if spans { self.radius } else { 0.0 }
+    }
+}
+
+/// What a pass needs to know of all its units at once: the layers of the
+/// small ones (on the ground, at altitude 0, and the rest), and whether any
+/// is big.
+#[derive(Clone, Copy, Debug)]
+struct Census {
+    layers: [Layer; 2],
+    any_big: bool,
+}
+
+impl Census {
+    const EMPTY: Census = Census {
+        layers: [Layer::EMPTY; 2],
+        any_big: false,
+    };
+
+    /// The census of `bodies`, units with a radius above `big_radius` big;
+    /// in parallel (minima and maxima do not depend on the grouping).
+    fn of(bodies: &[Body], big_radius: f32) -> Census {
+        let with = |mut census: Census, body: &Body| {
+            if body.radius > big_radius {
+                census.any_big = true;
+            } else {
+                let layer = &mut census.layers[usize::from(body.centre.z != 0.0)];
+                *layer = layer.with(body);
+            }
+            census
+        };
+        fold_chunks(bodies, Census::EMPTY, with, |a, b| Census {
+            layers: [0, 1].map(|k| a.layers[k].combine(b.layers[k])),
+            any_big: a.any_big || b.any_big,
+        })
     }
 }
 
@@ -512,13 +580,15 @@ impl Separation {
             });
         }
         let big_radius = input.spatial.cell_size();
-        let layers = Layer::of(bodies, big_radius);
+        let Census { layers, any_big } = Census::of(bodies, big_radius);
         for_each_chunk(bodies, |_, rows| {
             for body in rows {
                 body.reach = body.radius + layers[0].reach(body).max(layers[1].reach(body));
             }
         });
-        place(bodies, position, input.spatial, big_radius, placed, big);
+        // Without big units the list stays empty: no need to look for them.
+        let big_above = any_big.then_some(big_radius);
+        place(bodies, position, input.spatial, big_above, placed, big);
 
         let mut stats = SeparationStats::default();
         let mut slack = input.max_travel;
@@ -554,7 +624,7 @@ impl Separation {
                 let hash: &SpatialHash = if own_hash { local } else { input.spatial };
                 write_back(placed, hash, position);
                 local.rebuild(position);
-                place(bodies, position, local, big_radius, placed, big);
+                place(bodies, position, local, big_above, placed, big);
                 own_hash = true;
                 active = units;
                 slack = 0.0;
@@ -595,12 +665,12 @@ fn apply_pushes(placed: &mut [Body], pushes: &[Push], terrain: Option<&WorldMap>
 
 /// Copies `bodies` (unit order) into `placed` in `hash`'s place order with
 /// their centres at `position`, all active, and lists the places of big
-/// units.
+/// units, those with a radius above `big_above` (`None`: there are none).
 fn place(
     bodies: &[Body],
     position: &[Vec2],
     hash: &SpatialHash,
-    big_radius: f32,
+    big_above: Option<f32>,
     placed: &mut [Body],
     big: &mut Vec<u32>,
 ) {
@@ -616,9 +686,11 @@ fn place(
         }
     });
     big.clear();
-    big.extend(
-        (0..placed.len() as u32).filter(|&place| placed[place as usize].radius > big_radius),
-    );
+    if let Some(big_radius) = big_above {
+        big.extend(
+            (0..placed.len() as u32).filter(|&place| placed[place as usize].radius > big_radius),
+        );
+    }
 }
 
 /// Writes the ground positions of `placed` (in `hash`'s place order) back to
@@ -663,15 +735,7 @@ fn sweep(context: &Context<'_>, big: &[u32], pushes: &mut [Push]) -> Sweep {
             }
         }
     }
-    let mut total = Sweep::default();
-    for push in pushes.iter() {
-        total.tested += u64::from(push.tested);
-        total.exact += u64::from(push.exact);
-        total.overlaps += u64::from(push.overlaps);
-        total.depth_m = total.depth_m.max(push.depth_m);
-        total.depth_rel = total.depth_rel.max(push.depth_rel);
-        total.largest_push = total.largest_push.max(push.step().length_squared());
-    }
+    let mut total = fold_chunks(pushes, Sweep::default(), Sweep::with, Sweep::combine);
     total.largest_push = total.largest_push.sqrt();
     total
 }
