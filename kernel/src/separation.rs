@@ -831,7 +831,6 @@ fn push_chunk(first: usize, chunk: &mut [Push], context: &Context<'_>) {
         if own.radius > context.big_radius || context.only_active && !own.active {
             continue;
         }
-        let mut exact = 0;
         // Earlier places of this chunk already tested their pairs with this
         // one (all, or the active ones).
         let skip = if context.only_active {
@@ -839,27 +838,43 @@ fn push_chunk(first: usize, chunk: &mut [Push], context: &Context<'_>) {
         } else {
             first..unit + 1
         };
-        let search = context.search(own);
-        let tested = for_each_candidate(context, unit, search, skip, |other| {
-            let them = &context.bodies[other];
+        let takes = |other: usize, them: &Body| {
             let shared = (first..chunk_end).contains(&other);
-            if own.inv_mass + them.inv_mass == 0.0
-                || own.inv_mass == 0.0 && !shared
-                || shared && other < unit && them.active
-            {
-                // Two immovable units, or only the other side moves (and
-                // measures the pair itself), or the other tested the pair.
-                return;
-            }
-            exact += 1;
-            if batch.queue(unit, other, them.centre - own.centre) {
-                settle_pushes(&mut batch, first, chunk, context);
-            }
-        });
-        chunk[unit - first].tested += tested;
-        chunk[unit - first].exact += exact;
+            let moves = own.inv_mass != 0.0;
+            // Not two immovable units, nor a pair only the other side moves
+            // (and measures itself), nor one the other side tested.
+            (moves || shared && them.inv_mass != 0.0) && !(shared && other < unit && them.active)
+        };
+        queue_pushes(unit, skip, takes, &mut batch, first, chunk, context);
     }
     settle_pushes(&mut batch, first, chunk, context);
+}
+
+/// Queues the pairs of the unit at place `unit` with the small units in its
+/// window, outside `skip`, that `takes(other, them)` accepts, settling
+/// full batches ([`settle_pushes`]), and counts them in its push.
+fn queue_pushes(
+    unit: usize,
+    skip: Range<usize>,
+    takes: impl Fn(usize, &Body) -> bool,
+    batch: &mut Batch,
+    first: usize,
+    chunk: &mut [Push],
+    context: &Context<'_>,
+) {
+    let own = &context.bodies[unit];
+    let mut exact = 0;
+    let tested = for_each_candidate(context, unit, context.search(own), skip, |other| {
+        let them = &context.bodies[other];
+        if takes(other, them) {
+            exact += 1;
+            if batch.queue(unit, other, them.centre - own.centre) {
+                settle_pushes(batch, first, chunk, context);
+            }
+        }
+    });
+    chunk[unit - first].tested += tested;
+    chunk[unit - first].exact += exact;
 }
 
 /// In a sweep from the active units, the pushes of the units at places
@@ -870,24 +885,18 @@ fn push_wanted(first: usize, chunk: &mut [Push], context: &Context<'_>) {
     let chunk_places = first..first + chunk.len();
     let mut batch = Batch::default();
     for unit in chunk_places.clone() {
-        if !context.wanted[unit].swap(false, Ordering::Relaxed) {
-            continue;
+        if context.wanted[unit].swap(false, Ordering::Relaxed) {
+            let takes = |_, them: &Body| them.active;
+            queue_pushes(
+                unit,
+                chunk_places.clone(),
+                takes,
+                &mut batch,
+                first,
+                chunk,
+                context,
+            );
         }
-        let own = &context.bodies[unit];
-        let mut exact = 0;
-        let search = context.search(own);
-        let tested = for_each_candidate(context, unit, search, chunk_places.clone(), |other| {
-            let them = &context.bodies[other];
-            if !them.active {
-                return;
-            }
-            exact += 1;
-            if batch.queue(unit, other, them.centre - own.centre) {
-                settle_pushes(&mut batch, first, chunk, context);
-            }
-        });
-        chunk[unit - first].tested += tested;
-        chunk[unit - first].exact += exact;
     }
     settle_pushes(&mut batch, first, chunk, context);
 }
