@@ -70,15 +70,17 @@
 //!    active unit that overlaps an inactive one of another chunk pushes
 //!    only itself and marks the other, and a second parallel phase has each
 //!    marked unit test its pairs with the active units of other chunks and
-//!    push itself. Every overlapping pair is still pushed from both sides
-//!    by the same amounts; only the order in which a unit's pushes are
-//!    summed differs from a full sweep's (in the last bits). In crowds that
+//!    push itself. Every overlapping pair is still pushed from both sides,
+//!    by the same amounts up to the last bits: a pair may be measured from
+//!    its other side, and a unit's pushes are summed in another order than
+//!    in a full sweep. In crowds that
 //!    mostly settle after the first push (the shipped profiles) the later
 //!    sweeps then test a fraction of the pairs.
 //! 4. **Measure.** After the last push one more sweep measures what remains,
 //!    from the current positions with the slack widened by every push since
 //!    the hash was built. It only wants the deepest overlap, so each pair is
-//!    tested once (from its earlier place, whatever the chunk). Write `d` for
+//!    tested once (from its earlier place, whatever the chunk; in a sweep
+//!    from the active units, from its earlier active place). Write `d` for
 //!    the chunk's deepest so far (the smaller of its depth in metres and its
 //!    relative depth times the pair's smaller smallest semi-axis). A pair at
 //!    one altitude whose bounding spheres overlap by no more than `d` cannot
@@ -170,10 +172,13 @@ pub struct SeparationStats {
     /// from (every unit, or only the active ones), the units in the hash
     /// cells of its search window (which in the measuring sweep shrinks as
     /// deeper overlaps turn up), big and immovable ones included.
-    /// A pair of small units counts once, except in different chunks of
-    /// [`crate::parallel::CHUNK_ROWS`] places in a pushing sweep, where it
-    /// is examined from both sides (a few per cent of pairs with rows in
-    /// cell order); a pair with a big unit counts from both sides.
+    /// In a sweep over every unit a pair of small units counts once, except
+    /// in different chunks of [`crate::parallel::CHUNK_ROWS`] places in a
+    /// pushing sweep, where it is examined from both sides (a few per cent
+    /// of pairs with rows in cell order); in a sweep from the active units
+    /// a pair of two active units counts from both sides, and a marked
+    /// unit's pairs with other chunks again; a pair with a big unit counts
+    /// from both sides.
     pub pairs_tested: u64,
     /// Candidates that passed the bounding-sphere and height checks and got
     /// the exact Perram–Wertheim test (in the measuring sweep, only those
@@ -210,7 +215,7 @@ struct Body {
     /// still overlap: the radius plus the largest radius of the layers its
     /// shield meets ([`Layer::reach`]).
     reach: f32,
-    /// Whether the last pushing sweep found the unit overlapping or moved
+    /// Whether the last pushing sweep found the unit overlapping or pushed
     /// it (true until a sweep has run): a pair of inactive units cannot
     /// overlap, so later sweeps start only from active ones.
     active: bool,
@@ -329,9 +334,9 @@ pub struct Separation {
     pushes: Vec<Push>,
     /// Places of units whose bounding radius exceeds a cell, in order.
     big: Vec<u32>,
-    /// Places of inactive units an active one of another chunk found
-    /// overlapping, in a sweep from the active units.
-    wanted: Marks,
+    /// One flag per place: in a sweep from the active units, set on an
+    /// inactive unit that an active one of another chunk found overlapping.
+    marked: Marks,
 }
 
 /// One flag per place, set across chunks during a sweep and all cleared
@@ -361,9 +366,9 @@ struct Context<'a> {
     /// Pairs of two inactive units are skipped: the sweep starts only from
     /// the active units ([`Body::active`]).
     only_active: bool,
-    /// In place order: inactive units to push from their pairs with the
-    /// active units of other chunks.
-    wanted: &'a [AtomicBool],
+    /// One flag per place: the inactive units to push from their pairs with
+    /// the active units of other chunks ([`push_marked`]).
+    marked: &'a [AtomicBool],
 }
 
 impl Context<'_> {
@@ -498,7 +503,7 @@ impl Separation {
             placed: Vec::new(),
             pushes: Vec::new(),
             big: Vec::new(),
-            wanted: Marks::default(),
+            marked: Marks::default(),
         })
     }
 
@@ -520,7 +525,7 @@ impl Separation {
         self.placed.reserve(units.saturating_sub(self.placed.len()));
         self.pushes.reserve(units.saturating_sub(self.pushes.len()));
         self.big.reserve(units.saturating_sub(self.big.len()));
-        let marks = &mut self.wanted.0;
+        let marks = &mut self.marked.0;
         marks.reserve(units.saturating_sub(marks.len()));
         self.local.reserve(units);
     }
@@ -553,9 +558,9 @@ impl Separation {
             placed,
             pushes,
             big,
-            wanted,
+            marked,
         } = self;
-        wanted.0.resize_with(units, AtomicBool::default);
+        marked.0.resize_with(units, AtomicBool::default);
         bodies.resize(units, Body::default());
         placed.resize(units, Body::default());
         pushes.resize(units, Push::default());
@@ -604,7 +609,7 @@ impl Separation {
                 slack,
                 measure_only: stats.iterations > 0 && stats.iterations >= *iterations,
                 only_active: active <= units / ACTIVE_SWEEP_MAX_SHARE,
-                wanted: &wanted.0,
+                marked: &marked.0,
             };
             let sweep = sweep(&context, big, pushes);
             stats.pairs_tested += sweep.tested;
@@ -716,7 +721,7 @@ fn sweep(context: &Context<'_>, big: &[u32], pushes: &mut [Push]) -> Sweep {
         }
     });
     if context.only_active && !context.measure_only {
-        for_each_chunk(pushes, |first, rows| push_wanted(first, rows, context));
+        for_each_chunk(pushes, |first, rows| push_marked(first, rows, context));
     }
     // Pairs with a big unit: one thread, fixed order, both sides at once.
     for (index, &unit) in big.iter().enumerate() {
@@ -821,8 +826,8 @@ fn for_each_candidate(
 ///
 /// A sweep from the active units only: a pair within the chunk is tested
 /// from its earlier active place; a pair with an inactive unit of another
-/// chunk, from the active side, which marks the other [`Context::wanted`]
-/// if they overlap, for [`push_wanted`] to push it.
+/// chunk, from the active side, which marks the other [`Context::marked`]
+/// if they overlap, for [`push_marked`] to push it.
 fn push_chunk(first: usize, chunk: &mut [Push], context: &Context<'_>) {
     let chunk_end = first + chunk.len();
     let mut batch = Batch::default();
@@ -879,13 +884,16 @@ fn queue_pushes(
 
 /// In a sweep from the active units, the pushes of the units at places
 /// `first..first + chunk.len()` that [`push_chunk`] marked
-/// [`Context::wanted`] (clearing the marks) from their pairs with the active
+/// [`Context::marked`] (clearing the marks) from their pairs with the active
 /// units of other chunks, each pushing only its own unit.
-fn push_wanted(first: usize, chunk: &mut [Push], context: &Context<'_>) {
+fn push_marked(first: usize, chunk: &mut [Push], context: &Context<'_>) {
     let chunk_places = first..first + chunk.len();
     let mut batch = Batch::default();
     for unit in chunk_places.clone() {
-        if context.wanted[unit].swap(false, Ordering::Relaxed) {
+        // A plain load first: most places are not marked, and a swap would
+        // lock the bus for each.
+        if context.marked[unit].load(Ordering::Relaxed) {
+            context.marked[unit].store(false, Ordering::Relaxed);
             let takes = |_, them: &Body| them.active;
             queue_pushes(
                 unit,
@@ -932,15 +940,17 @@ fn settle_pushes(batch: &mut Batch, first: usize, chunk: &mut [Push], context: &
         if shared {
             chunk[other - first].add(away * (them.inv_mass / total), own.inv_mass == 0.0);
         } else if context.only_active && !them.active && them.inv_mass > 0.0 {
-            context.wanted[other].store(true, Ordering::Relaxed);
+            context.marked[other].store(true, Ordering::Relaxed);
         }
     }
     batch.len = 0;
 }
 
 /// The deepest overlaps of the small units at places `first..first +
-/// chunk.len()` with small units at later places, into the chunk's depths.
-/// Only overlaps deeper than the chunk's deepest so far are measured to the
+/// chunk.len()` with small units at later places (in a sweep from the
+/// active units: of the active ones, with the units at later places and
+/// the inactive ones at earlier places), into the chunk's depths. Only
+/// overlaps deeper than the chunk's deepest so far are measured to the
 /// end.
 fn measure_chunk(first: usize, chunk: &mut [Push], context: &Context<'_>) {
     let mut batch = Batch::default();
