@@ -26,7 +26,7 @@ use std::ops::Range;
 
 use glam::{BVec4A, Vec2, Vec3, Vec4};
 
-use super::movers::{LANES, MoverBlock, MoverColumns, lanes};
+use super::movers::{LANES, MoverColumns, MoverLanes};
 
 /// Threats further ahead in time than this are ignored, seconds (the
 /// paper's 10 in its blend formula).
@@ -164,25 +164,26 @@ struct OwnLanes {
     half_height: Vec4,
 }
 
-/// `FIRST_LANES[n]`: 1 in lanes `0..n`, 0 in the others.
-const FIRST_LANES: [Vec4; LANES + 1] = [
-    Vec4::new(0.0, 0.0, 0.0, 0.0),
-    Vec4::new(1.0, 0.0, 0.0, 0.0),
-    Vec4::new(1.0, 1.0, 0.0, 0.0),
-    Vec4::new(1.0, 1.0, 1.0, 0.0),
-    Vec4::new(1.0, 1.0, 1.0, 1.0),
-];
-/// `ALL_LANES_BUT[n]`: 0 in lane `n`, 1 in the others (all for `n = 4`).
-const ALL_LANES_BUT: [Vec4; LANES + 1] = [
-    Vec4::new(0.0, 1.0, 1.0, 1.0),
-    Vec4::new(1.0, 0.0, 1.0, 1.0),
-    Vec4::new(1.0, 1.0, 0.0, 1.0),
-    Vec4::new(1.0, 1.0, 1.0, 0.0),
-    Vec4::new(1.0, 1.0, 1.0, 1.0),
+/// `FIRST_LANES[n]`: all bits in lanes `0..n`, none in the others.
+const FIRST_LANES: [BVec4A; LANES + 1] = [
+    BVec4A::new(false, false, false, false),
+    BVec4A::new(true, false, false, false),
+    BVec4A::new(true, true, false, false),
+    BVec4A::new(true, true, true, false),
+    BVec4A::new(true, true, true, true),
 ];
 
 /// Keeps the soonest colliding neighbour of `me` (whose `velocity` is the
 /// predicted one) among the rows offered to [`ThreatSearch::consider_run`].
+///
+/// Two passes, so that the costly tests run on full lanes: the rows of
+/// each run are sifted four at a time by distance alone (two loads a
+/// field, as the rows are consecutive), and the rows within the radius
+/// queue up, in visit order, to be tested four at a time with everything
+/// else (their fields gathered row by row). A query's ~3 runs hold a few
+/// rows each, and only about a third of them are within the radius: a
+/// group per run tested in full had a third of its lanes empty, and most
+/// of the rest out of range.
 #[derive(Clone, Copy, Debug)]
 pub struct ThreatSearch {
     me: OwnLanes,
@@ -190,7 +191,35 @@ pub struct ThreatSearch {
     soonest_time: f32,
     /// The soonest threat's row.
     soonest: Option<usize>,
+    /// Rows within the radius not tested yet, in visit order: the first
+    /// `queued`, never more than `QUEUE_ROWS - LANES` between sifts.
+    queue: [u32; QUEUE_ROWS],
+    queued: usize,
 }
+
+/// Rows a search queues before it tests them: enough for all of a query's
+/// rows within the radius at the shipped densities (about 8), so the
+/// tests run once per query, in one loop, instead of whenever four are
+/// queued (a branch taken at random).
+const QUEUE_ROWS: usize = 32;
+
+/// `QUEUED_LANES[mask]`: the lanes set in `mask`, in order, then zeros.
+const QUEUED_LANES: [[u32; LANES]; 1 << LANES] = {
+    let mut table = [[0; LANES]; 1 << LANES];
+    let mut mask = 0;
+    while mask < 1 << LANES {
+        let (mut lane, mut count) = (0, 0);
+        while lane < LANES {
+            if mask & (1 << lane) != 0 {
+                table[mask][count] = lane as u32;
+                count += 1;
+            }
+            lane += 1;
+        }
+        mask += 1;
+    }
+    table
+};
 
 impl ThreatSearch {
     /// A search for `me`, predicted with the average of its current and
@@ -216,49 +245,80 @@ impl ThreatSearch {
             },
             soonest_time: HORIZON_S,
             soonest: None,
+            queue: [0; QUEUE_ROWS],
+            queued: 0,
         }
     }
 
-    /// Tests the rows `run` of `movers` within `near`, four at a time: the
-    /// cheap tests first (time of nearest approach, bounding spheres,
-    /// height), the capsules only for groups with a row left. Rows keep
-    /// their order: of equally soon threats the first row's is kept.
+    /// Offers the rows `run` of `movers` within `near`: sifts them four at
+    /// a time by distance and tests those within the radius whenever four
+    /// are queued. Rows keep their order: of equally soon threats the first
+    /// row's is kept.
     #[inline]
     pub fn consider_run(&mut self, movers: &MoverColumns, run: Range<usize>, near: Near) {
         let radius_sq = Vec4::splat(near.radius_sq);
         let mut start = run.start;
         while start < run.end {
-            let (block, slot) = movers.block_of(start);
+            let (x, y) = movers.positions(start);
+            let (offset_x, offset_y) = (x - self.me.x, y - self.me.y);
+            let within = (offset_x * offset_x + offset_y * offset_y).cmple(radius_sq);
             // Rows past the run's end, and the unit's own row, take no part.
-            let in_run = FIRST_LANES[(run.end - start).min(LANES)]
-                * ALL_LANES_BUT[near.skip.wrapping_sub(start).min(LANES)];
-            if let Some(time) = self.soonest_in(block, slot, in_run.cmpne(Vec4::ZERO), radius_sq) {
-                self.soonest_time = time.min_element();
-                let lane = time.cmpeq(Vec4::splat(self.soonest_time)).bitmask();
-                self.soonest = Some(start + lane.trailing_zeros() as usize);
+            let mut keep = (within & FIRST_LANES[(run.end - start).min(LANES)]).bitmask();
+            keep &= !(1 << near.skip.wrapping_sub(start).min(LANES));
+            // Branch-free: all four slots written, the kept ones first.
+            let kept = QUEUED_LANES[keep as usize].map(|lane| start as u32 + lane);
+            self.queue[self.queued..self.queued + LANES].copy_from_slice(&kept);
+            self.queued += keep.count_ones() as usize;
+            if self.queued > QUEUE_ROWS - LANES {
+                self.test_full_groups(movers);
             }
             start += LANES;
         }
     }
 
-    /// For the rows `slot..slot + 4` of `block` that `in_run` selects and
-    /// that are within the radius (`radius_sq`, squared):
-    /// the times of those that collide sooner than the soonest so far
-    /// (other lanes infinite), or `None` if none does.
+    /// Tests the queued rows four at a time, up to the last multiple of
+    /// four, and keeps the rest queued.
+    #[inline]
+    fn test_full_groups(&mut self, movers: &MoverColumns) {
+        let tested = self.queued - self.queued % LANES;
+        for first in (0..tested).step_by(LANES) {
+            self.test_group(movers, first, LANES);
+        }
+        self.queue.copy_within(tested..self.queued, 0);
+        self.queued -= tested;
+    }
+
+    /// Tests the `count` (1 to 4) queued rows from `first` on.
+    #[inline]
+    fn test_group(&mut self, movers: &MoverColumns, first: usize, count: usize) {
+        // Lanes past `count` repeat the first row and take no part.
+        let rows: [usize; LANES] = std::array::from_fn(|lane| {
+            self.queue[first + if lane < count { lane } else { 0 }] as usize
+        });
+        if let Some(time) = self.soonest_in(movers, rows, FIRST_LANES[count]) {
+            self.soonest_time = time.min_element();
+            let lane = time.cmpeq(Vec4::splat(self.soonest_time)).bitmask();
+            self.soonest = Some(rows[lane.trailing_zeros() as usize]);
+        }
+    }
+
+    /// For the four `rows` of `movers`, those `in_queue` selects: the times of those that collide sooner than the soonest so
+    /// far (other lanes infinite), or `None` if none does. The cheap tests
+    /// first (time of nearest approach, bounding spheres, height), the
+    /// capsules only if a row is left.
     #[inline]
     fn soonest_in(
         &self,
-        block: &MoverBlock,
-        slot: usize,
-        in_run: BVec4A,
-        radius_sq: Vec4,
+        movers: &MoverColumns,
+        rows: [usize; LANES],
+        in_queue: BVec4A,
     ) -> Option<Vec4> {
         let me = &self.me;
-        let offset_x = lanes(&block.x, slot) - me.x;
-        let offset_y = lanes(&block.y, slot) - me.y;
-        let candidates = in_run & (offset_x * offset_x + offset_y * offset_y).cmple(radius_sq);
-        let closing_x = lanes(&block.vx, slot) - me.vx;
-        let closing_y = lanes(&block.vy, slot) - me.vy;
+        let them: MoverLanes = movers.lanes(rows);
+        let offset_x = them.x - me.x;
+        let offset_y = them.y - me.y;
+        let closing_x = them.vx - me.vx;
+        let closing_y = them.vy - me.vy;
         let closing_sq = closing_x * closing_x + closing_y * closing_y;
         let approach = -(offset_x * closing_x + offset_y * closing_y);
         // Already moving apart: the nearest approach is behind them, so
@@ -277,11 +337,11 @@ impl ThreatSearch {
         let gap_x = offset_x + closing_x * time;
         let gap_y = offset_y + closing_y * time;
         let gap_sq = gap_x * gap_x + gap_y * gap_y;
-        let reach = me.reach + lanes(&block.bounding_radius, slot);
-        let level = (lanes(&block.altitude, slot) - me.altitude)
+        let reach = me.reach + them.bounding_radius;
+        let level = (them.altitude - me.altitude)
             .abs()
-            .cmplt(me.half_height + lanes(&block.half_height, slot));
-        let spheres_meet = candidates
+            .cmplt(me.half_height + them.half_height);
+        let spheres_meet = in_queue
             & !parting
             & time.cmplt(Vec4::splat(self.soonest_time))
             & gap_sq.cmple(reach * reach)
@@ -292,11 +352,11 @@ impl ThreatSearch {
         // The margin is for units closing in; neighbours keeping their
         // distance (nearest approach now) threaten only by touching.
         let margin = Vec4::select(time.cmpgt(Vec4::ZERO), Vec4::splat(CLEARANCE_M), Vec4::ZERO);
-        let touch = me.half_width + lanes(&block.half_width, slot) + margin;
-        let half_core = lanes(&block.half_core, slot);
+        let touch = me.half_width + them.half_width + margin;
+        let hulls = movers.hull_lanes(rows);
         let theirs = (
-            lanes(&block.axis_x, slot) * half_core,
-            lanes(&block.axis_y, slot) * half_core,
+            hulls.axis_x * hulls.half_core,
+            hulls.axis_y * hulls.half_core,
         );
         let capsules_meet = spheres_meet
             & cores_within(
@@ -310,18 +370,24 @@ impl ThreatSearch {
             .then(|| Vec4::select(capsules_meet, time, Vec4::INFINITY))
     }
 
-    /// The soonest threat found, as its time and row.
+    /// The soonest threat among the rows offered, as its time and row
+    /// (the queued rows are tested first).
     #[must_use]
     #[inline]
-    pub fn soonest(&self) -> Option<(f32, usize)> {
+    pub fn soonest(&mut self, movers: &MoverColumns) -> Option<(f32, usize)> {
+        self.test_full_groups(movers);
+        if self.queued > 0 {
+            self.test_group(movers, 0, self.queued);
+            self.queued = 0;
+        }
         self.soonest.map(|row| (self.soonest_time, row))
     }
 
-    /// The soonest threat found among `movers`' rows.
+    /// The soonest threat among the rows of `movers` offered.
     #[must_use]
     #[inline]
-    pub fn threat(&self, movers: &MoverColumns) -> Option<Threat> {
-        self.soonest().map(|(time, row)| Threat {
+    pub fn threat(&mut self, movers: &MoverColumns) -> Option<Threat> {
+        self.soonest(movers).map(|(time, row)| Threat {
             time,
             other: movers.get(row),
         })
@@ -784,6 +850,113 @@ mod tests {
         }
     }
 
+    /// The rows `0..rows` cut into consecutive runs (some left out), in a
+    /// shuffled visit order.
+    fn runs(rows: usize) -> impl Strategy<Value = Vec<Range<usize>>> {
+        (
+            proptest::collection::vec((1usize..9, proptest::bool::weighted(0.8)), 1..40),
+            Just(()),
+        )
+            .prop_map(move |(cuts, ())| {
+                let mut runs = Vec::new();
+                let mut start = 0;
+                for (length, visited) in cuts {
+                    let end = (start + length).min(rows);
+                    if visited && start < end {
+                        runs.push(start..end);
+                    }
+                    start = end;
+                }
+                runs
+            })
+            .prop_shuffle()
+    }
+
+    /// One row's test on its own: its threat time, if it is one, within
+    /// `near` ([`ThreatSearch`] on a one-row run: every lane does the same
+    /// arithmetic, so this is the row's result in any lane of any group).
+    fn row_alone(
+        me: &Mover,
+        desired: Vec2,
+        movers: &MoverColumns,
+        row: usize,
+        near: Near,
+    ) -> Option<f32> {
+        let mut search = ThreatSearch::new(me, desired);
+        search.consider_run(movers, row..row + 1, near);
+        search.soonest(movers).map(|(time, _)| time)
+    }
+
+    proptest! {
+        /// Rows queued across runs and tested four at a time give what each
+        /// row gives alone: the soonest threat, bit for bit, and of equally
+        /// soon ones the first row in visit order — for any cut of the rows
+        /// into runs, any visit order, radius and own row, and more rows
+        /// within the radius than the queue holds.
+        #[test]
+        fn queued_groups_find_what_rows_alone_find(
+            me in mover(),
+            desired in (-12.0f32..12.0, -12.0f32..12.0),
+            (others, runs) in proptest::collection::vec(mover(), 1..120)
+                .prop_flat_map(|others| { let rows = others.len(); (Just(others), runs(rows)) }),
+            radius in 5.0f32..60.0,
+            skip in 0usize..130,
+        ) {
+            let desired = Vec2::new(desired.0, desired.1);
+            let mut movers = MoverColumns::default();
+            movers.fill_from(&others);
+            let near = Near { radius_sq: radius * radius, skip };
+            let mut expected: Option<(f32, usize)> = None;
+            for row in runs.iter().flat_map(Clone::clone) {
+                if let Some(time) = row_alone(&me, desired, &movers, row, near)
+                    && expected.is_none_or(|(soonest, _)| time < soonest)
+                {
+                    expected = Some((time, row));
+                }
+            }
+            let mut search = ThreatSearch::new(&me, desired);
+            for run in &runs {
+                search.consider_run(&movers, run.clone(), near);
+            }
+            let found = search.soonest(&movers);
+            prop_assert_eq!(found.map(|(time, row)| (time.to_bits(), row)), expected.map(|(time, row)| (time.to_bits(), row)));
+        }
+    }
+
+    /// Of two equally soon threats the one visited first is kept, whatever
+    /// its row, whether the two meet in one group of lanes or in two.
+    #[test]
+    fn of_equally_soon_threats_the_first_visited_is_kept() {
+        let me = tank(Vec2::ZERO, 0.0, 10.0);
+        let threat = tank(Vec2::new(30.0, 0.0), std::f32::consts::PI, 10.0);
+        let bystander = tank(Vec2::new(0.0, 25.0), 0.0, 10.0);
+        let mut rows = vec![bystander; 12];
+        rows[2] = threat;
+        rows[9] = threat;
+        let mut movers = MoverColumns::default();
+        movers.fill_from(&rows);
+        let near = Near {
+            radius_sq: f32::INFINITY,
+            skip: usize::MAX,
+        };
+        for (runs, first) in [
+            (vec![0..6, 6..12], 2),
+            (vec![8..12, 0..8], 9),
+            (vec![9..10, 2..3], 9),
+            (vec![2..3, 9..10], 2),
+        ] {
+            let mut search = ThreatSearch::new(&me, me.velocity);
+            for run in runs.clone() {
+                search.consider_run(&movers, run, near);
+            }
+            assert_eq!(
+                search.soonest(&movers).map(|(_, row)| row),
+                Some(first),
+                "{runs:?}"
+            );
+        }
+    }
+
     fn question() -> impl Strategy<Value = Question> {
         (
             mover(),
@@ -849,7 +1022,7 @@ mod tests {
                 skip,
             };
             search.consider_run(&movers, run, near);
-            search.soonest().map(|(_, row)| row)
+            search.soonest(&movers).map(|(_, row)| row)
         };
         assert_eq!(search(0..3, 40.0, 0), Some(2), "the sooner of two");
         assert_eq!(search(0..2, 40.0, 0), Some(1), "row 2 is past the run");

@@ -1,16 +1,24 @@
-//! Every unit as avoidance reads it, one column per field, so the threat
-//! search ([`super::avoid::ThreatSearch::consider_run`]) tests four
-//! neighbours at a time in SIMD lanes.
+//! Every unit as avoidance reads it, so the threat search
+//! ([`super::avoid::ThreatSearch`]) tests four neighbours at a time in
+//! SIMD lanes.
 //!
 //! The rows are in the spatial hash's place order, so a neighbour query's
-//! candidates are consecutive rows. They are stored in blocks of
-//! [`BLOCK_ROWS`] rows, each field a contiguous array within its block
-//! (an array of structures of arrays), and every block also carries a copy
-//! of the first [`LANES`]` − 1` rows of the next: four consecutive rows are
-//! then one unaligned load per field wherever they start, and each block is
-//! written by one task, so gathering runs in parallel without sharing.
+//! candidates are consecutive rows. The search reads them twice, so they
+//! are stored twice:
+//!
+//! - positions, x and y in two columns (with [`LANES`]` − 1` rows of
+//!   padding at the end), for the sift by distance over every candidate:
+//!   four consecutive rows are one unaligned load per coordinate wherever
+//!   they start;
+//! - the whole mover, one 48-byte record a row (three `Vec4`s: motion,
+//!   sizes, hull), for the full test of the rows within the radius, which
+//!   are no longer consecutive: four rows are twelve aligned loads and
+//!   three 4 × 4 transposes, where field-by-field columns took a load per
+//!   field per row.
+//!
+//! Both are written in parallel in chunks of [`BLOCK_ROWS`] rows.
 
-use glam::{Vec2, Vec4};
+use glam::{Mat4, Vec2, Vec4};
 use rayon::prelude::*;
 
 use super::avoid::{Body, Mover};
@@ -18,103 +26,104 @@ use crate::parallel::PARALLEL_MIN_ROWS;
 
 /// Rows tested at once.
 pub const LANES: usize = 4;
-/// Rows per block (a power of two, so a row's block is a shift away).
+/// Rows a task writes at a time.
 pub const BLOCK_ROWS: usize = 256;
-/// A field's array in one block: its rows and the next block's first
-/// `LANES - 1`.
-const SPAN: usize = BLOCK_ROWS + LANES - 1;
 
-/// One block of rows, field by field.
-#[derive(Clone, Debug)]
-pub(crate) struct MoverBlock {
-    /// [`Mover::position`]: x…
-    pub x: [f32; SPAN],
-    /// … and y.
-    pub y: [f32; SPAN],
-    /// [`Mover::velocity`]: x…
-    pub vx: [f32; SPAN],
-    /// … and y.
-    pub vy: [f32; SPAN],
-    /// [`Mover::axis`]: x…
-    pub axis_x: [f32; SPAN],
-    /// … and y.
-    pub axis_y: [f32; SPAN],
-    /// [`Mover::speed`].
-    pub speed: [f32; SPAN],
-    /// [`Mover::half_core`].
-    pub half_core: [f32; SPAN],
-    /// [`Mover::bounding_radius`].
-    pub bounding_radius: [f32; SPAN],
-    /// [`Mover::half_width`].
-    pub half_width: [f32; SPAN],
-    /// [`Mover::altitude`].
-    pub altitude: [f32; SPAN],
-    /// [`Mover::half_height`].
-    pub half_height: [f32; SPAN],
+/// One row's mover, as three quads of lanes.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub(crate) struct MoverRecord {
+    /// Position x and y, velocity x and y.
+    motion: Vec4,
+    /// Bounding radius, half width, altitude, half height.
+    size: Vec4,
+    /// Hull axis x and y, half core, speed.
+    hull: Vec4,
 }
 
-impl MoverBlock {
-    const EMPTY: MoverBlock = MoverBlock {
-        x: [0.0; SPAN],
-        y: [0.0; SPAN],
-        vx: [0.0; SPAN],
-        vy: [0.0; SPAN],
-        axis_x: [0.0; SPAN],
-        axis_y: [0.0; SPAN],
-        speed: [0.0; SPAN],
-        half_core: [0.0; SPAN],
-        bounding_radius: [0.0; SPAN],
-        half_width: [0.0; SPAN],
-        altitude: [0.0; SPAN],
-        half_height: [0.0; SPAN],
-    };
-
-    /// Writes `mover` at `slot` of the block.
+impl MoverRecord {
     #[inline]
-    fn set(&mut self, slot: usize, mover: &Mover) {
-        self.x[slot] = mover.position.x;
-        self.y[slot] = mover.position.y;
-        self.vx[slot] = mover.velocity.x;
-        self.vy[slot] = mover.velocity.y;
-        self.axis_x[slot] = mover.axis.x;
-        self.axis_y[slot] = mover.axis.y;
-        self.speed[slot] = mover.speed;
-        self.half_core[slot] = mover.half_core;
-        self.bounding_radius[slot] = mover.bounding_radius;
-        self.half_width[slot] = mover.half_width;
-        self.altitude[slot] = mover.altitude;
-        self.half_height[slot] = mover.half_height;
+    fn of(mover: &Mover) -> MoverRecord {
+        MoverRecord {
+            motion: Vec4::new(
+                mover.position.x,
+                mover.position.y,
+                mover.velocity.x,
+                mover.velocity.y,
+            ),
+            size: Vec4::new(
+                mover.bounding_radius,
+                mover.half_width,
+                mover.altitude,
+                mover.half_height,
+            ),
+            hull: Vec4::new(mover.axis.x, mover.axis.y, mover.half_core, mover.speed),
+        }
     }
 
-    /// The mover at `slot`.
     #[inline]
-    fn get(&self, slot: usize) -> Mover {
+    fn mover(&self) -> Mover {
+        let [x, y, vx, vy] = self.motion.to_array();
+        let [bounding_radius, half_width, altitude, half_height] = self.size.to_array();
+        let [axis_x, axis_y, half_core, speed] = self.hull.to_array();
         Mover {
-            position: Vec2::new(self.x[slot], self.y[slot]),
-            velocity: Vec2::new(self.vx[slot], self.vy[slot]),
-            axis: Vec2::new(self.axis_x[slot], self.axis_y[slot]),
-            speed: self.speed[slot],
-            half_core: self.half_core[slot],
-            bounding_radius: self.bounding_radius[slot],
-            half_width: self.half_width[slot],
-            altitude: self.altitude[slot],
-            half_height: self.half_height[slot],
+            position: Vec2::new(x, y),
+            velocity: Vec2::new(vx, vy),
+            axis: Vec2::new(axis_x, axis_y),
+            speed,
+            half_core,
+            bounding_radius,
+            half_width,
+            altitude,
+            half_height,
         }
     }
 }
 
-/// Four consecutive rows of one field.
-#[inline]
-pub(crate) fn lanes(field: &[f32; SPAN], slot: usize) -> Vec4 {
-    Vec4::from_slice(&field[slot..slot + LANES])
+/// Four rows' movers, field by field in lanes (lane `i` row `i`).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct MoverLanes {
+    /// Position, x and y.
+    pub x: Vec4,
+    pub y: Vec4,
+    /// Velocity, x and y.
+    pub vx: Vec4,
+    pub vy: Vec4,
+    /// [`Mover::bounding_radius`].
+    pub bounding_radius: Vec4,
+    /// [`Mover::half_width`].
+    pub half_width: Vec4,
+    /// [`Mover::altitude`].
+    pub altitude: Vec4,
+    /// [`Mover::half_height`].
+    pub half_height: Vec4,
 }
 
-/// Movers in rows, field by field; see the module docs. Reuse it across
-/// ticks: it grows to the largest count it held and never shrinks.
+/// Four rows' hulls, in lanes (the capsule test's fields).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct HullLanes {
+    /// [`Mover::axis`], x and y.
+    pub axis_x: Vec4,
+    pub axis_y: Vec4,
+    /// [`Mover::half_core`].
+    pub half_core: Vec4,
+}
+
+/// A task's rows to write: the chunk's index, its x and y, its records.
+type Chunk<'a> = (
+    usize,
+    ((&'a mut [f32], &'a mut [f32]), &'a mut [MoverRecord]),
+);
+
+/// Movers in rows; see the module docs. Reuse it across ticks: it grows
+/// to the largest count it held and never shrinks.
 #[derive(Clone, Debug, Default)]
 pub struct MoverColumns {
     rows: usize,
-    blocks: Vec<MoverBlock>,
+    /// Position x of every row, then `LANES - 1` of padding.
+    x: Vec<f32>,
+    /// Position y, likewise.
+    y: Vec<f32>,
+    records: Vec<MoverRecord>,
 }
 
 impl MoverColumns {
@@ -132,28 +141,44 @@ impl MoverColumns {
 
     /// Grows the storage to hold `rows`, so refilling never allocates.
     pub fn reserve(&mut self, rows: usize) {
-        let blocks = rows.div_ceil(BLOCK_ROWS);
-        if self.blocks.len() < blocks {
-            self.blocks.resize(blocks, MoverBlock::EMPTY);
+        if self.records.len() < rows {
+            self.records.resize(rows, MoverRecord::default());
+            self.x.resize(rows + LANES - 1, 0.0);
+            self.y.resize(rows + LANES - 1, 0.0);
         }
     }
 
     /// Holds `rows` rows from now on, row `index` the mover `row(index)`;
-    /// blocks are written in parallel for many rows.
+    /// written in parallel for many rows.
     pub fn fill(&mut self, rows: usize, row: impl Fn(usize) -> Mover + Sync) {
         self.reserve(rows);
         self.rows = rows;
-        let blocks = &mut self.blocks[..rows.div_ceil(BLOCK_ROWS)];
-        let write = |(index, block): (usize, &mut MoverBlock)| {
+        let write = |(index, ((x, y), records)): Chunk<'_>| {
             let first = index * BLOCK_ROWS;
-            for slot in 0..SPAN.min(rows - first) {
-                block.set(slot, &row(first + slot));
+            for (offset, ((x, y), record)) in x.iter_mut().zip(y).zip(records).enumerate() {
+                let mover = row(first + offset);
+                *x = mover.position.x;
+                *y = mover.position.y;
+                *record = MoverRecord::of(&mover);
             }
         };
+        let (x, y, records) = (
+            &mut self.x[..rows],
+            &mut self.y[..rows],
+            &mut self.records[..rows],
+        );
         if rows < PARALLEL_MIN_ROWS {
-            blocks.iter_mut().enumerate().for_each(write);
+            x.chunks_mut(BLOCK_ROWS)
+                .zip(y.chunks_mut(BLOCK_ROWS))
+                .zip(records.chunks_mut(BLOCK_ROWS))
+                .enumerate()
+                .for_each(write);
         } else {
-            blocks.par_iter_mut().enumerate().for_each(write);
+            x.par_chunks_mut(BLOCK_ROWS)
+                .zip(y.par_chunks_mut(BLOCK_ROWS))
+                .zip(records.par_chunks_mut(BLOCK_ROWS))
+                .enumerate()
+                .for_each(write);
         }
     }
 
@@ -167,15 +192,64 @@ impl MoverColumns {
     #[inline]
     pub fn get(&self, row: usize) -> Mover {
         assert!(row < self.rows, "row {row} of {} movers", self.rows);
-        self.blocks[row / BLOCK_ROWS].get(row % BLOCK_ROWS)
+        self.records[row].mover()
     }
 
-    /// The block holding `row` and the row's slot in it: rows `row..row +
-    /// LANES` are `slot..slot + LANES` of that block's fields (rows past
-    /// the end hold stale values).
+    /// The positions of rows `row..row + LANES`, x and y (rows past the
+    /// end hold stale values).
     #[inline]
-    pub(crate) fn block_of(&self, row: usize) -> (&MoverBlock, usize) {
-        (&self.blocks[row / BLOCK_ROWS], row % BLOCK_ROWS)
+    pub(crate) fn positions(&self, row: usize) -> (Vec4, Vec4) {
+        (
+            Vec4::from_slice(&self.x[row..row + LANES]),
+            Vec4::from_slice(&self.y[row..row + LANES]),
+        )
+    }
+
+    /// The movers of `rows` (each below [`MoverColumns::len`]), in lanes.
+    #[inline]
+    pub(crate) fn lanes(&self, rows: [usize; LANES]) -> MoverLanes {
+        let records = rows.map(|row| &self.records[row]);
+        let motion = Mat4::from_cols(
+            records[0].motion,
+            records[1].motion,
+            records[2].motion,
+            records[3].motion,
+        )
+        .transpose();
+        let size = Mat4::from_cols(
+            records[0].size,
+            records[1].size,
+            records[2].size,
+            records[3].size,
+        )
+        .transpose();
+        MoverLanes {
+            x: motion.x_axis,
+            y: motion.y_axis,
+            vx: motion.z_axis,
+            vy: motion.w_axis,
+            bounding_radius: size.x_axis,
+            half_width: size.y_axis,
+            altitude: size.z_axis,
+            half_height: size.w_axis,
+        }
+    }
+
+    /// The hulls of `rows` (each below [`MoverColumns::len`]), in lanes.
+    #[inline]
+    pub(crate) fn hull_lanes(&self, rows: [usize; LANES]) -> HullLanes {
+        let hull = Mat4::from_cols(
+            self.records[rows[0]].hull,
+            self.records[rows[1]].hull,
+            self.records[rows[2]].hull,
+            self.records[rows[3]].hull,
+        )
+        .transpose();
+        HullLanes {
+            axis_x: hull.x_axis,
+            axis_y: hull.y_axis,
+            half_core: hull.z_axis,
+        }
     }
 }
 
@@ -207,10 +281,10 @@ mod tests {
         .mover()
     }
 
-    /// Every row reads back, including rows that are another block's
-    /// copy, and four rows from any start are the next four rows.
+    /// Every row reads back, four positions from any start are the next
+    /// four rows', and any four rows read in lanes are those rows.
     #[test]
-    fn every_row_reads_back_and_every_group_of_four_is_consecutive() {
+    fn every_row_reads_back_in_rows_and_in_lanes() {
         let rows = 3 * BLOCK_ROWS + 7;
         let all: Vec<Mover> = (0..rows).map(mover).collect();
         let mut columns = MoverColumns::default();
@@ -220,10 +294,37 @@ mod tests {
             assert_eq!(columns.get(row), *expected);
         }
         for start in 0..rows - LANES {
-            let (block, slot) = columns.block_of(start);
-            let xs = lanes(&block.x, slot).to_array();
-            for (lane, x) in xs.into_iter().enumerate() {
-                assert_eq!(x, all[start + lane].position.x, "row {start} lane {lane}");
+            let (xs, ys) = columns.positions(start);
+            for lane in 0..LANES {
+                assert_eq!(
+                    xs[lane],
+                    all[start + lane].position.x,
+                    "row {start} lane {lane}"
+                );
+                assert_eq!(
+                    ys[lane],
+                    all[start + lane].position.y,
+                    "row {start} lane {lane}"
+                );
+            }
+        }
+        for first in 0..rows - 3 * 97 {
+            let picked = [first, first + 97 * 3, first + 5, first];
+            let (movers, hulls) = (columns.lanes(picked), columns.hull_lanes(picked));
+            for (lane, &row) in picked.iter().enumerate() {
+                let expected = all[row];
+                let got = Mover {
+                    position: Vec2::new(movers.x[lane], movers.y[lane]),
+                    velocity: Vec2::new(movers.vx[lane], movers.vy[lane]),
+                    axis: Vec2::new(hulls.axis_x[lane], hulls.axis_y[lane]),
+                    speed: expected.speed,
+                    half_core: hulls.half_core[lane],
+                    bounding_radius: movers.bounding_radius[lane],
+                    half_width: movers.half_width[lane],
+                    altitude: movers.altitude[lane],
+                    half_height: movers.half_height[lane],
+                };
+                assert_eq!(got, expected, "row {row} in lane {lane}");
             }
         }
     }
