@@ -15,8 +15,6 @@ use bytemuck::{Pod, Zeroable};
 use glam::{Vec2, Vec3};
 use thiserror::Error;
 
-use crate::parallel::for_each_chunk;
-
 /// Marks "no platoon" / "no slot" in the `platoon` and `slot` columns.
 pub const NONE: u32 = u32::MAX;
 
@@ -232,21 +230,16 @@ fn column_from_bytes<T: Pod>(
     Ok(bytemuck::pod_collect_to_vec(bytes))
 }
 
-/// Rearranges `column` so that row `k` holds what row `order[k]` held,
-/// gathering in parallel (a reorder tick moves every column of every unit:
-/// on one thread it was the slowest tick of a 100,000-unit run).
-fn permute_column<T: Pod + Send + Sync>(column: &mut [T], order: &[u32], scratch: &mut Vec<u128>) {
+/// Rearranges `column` so that row `k` holds what row `order[k]` held.
+fn permute_column<T: Pod>(column: &mut [T], order: &[u32], scratch: &mut Vec<u128>) {
     let bytes = size_of_val(column);
     scratch.resize(bytes.div_ceil(16), 0);
     // A u128 buffer is aligned for every column type (at most 16-byte aligned).
     let staged: &mut [T] =
         bytemuck::cast_slice_mut(&mut bytemuck::cast_slice_mut::<u128, u8>(scratch)[..bytes]);
-    let source = &*column;
-    for_each_chunk(staged, |first, rows| {
-        for (slot, &from) in rows.iter_mut().zip(&order[first..]) {
-            *slot = source[from as usize];
-        }
-    });
+    for (slot, &from) in staged.iter_mut().zip(order) {
+        *slot = column[from as usize];
+    }
     column.copy_from_slice(staged);
 }
 
