@@ -348,7 +348,22 @@ impl Sim {
     }
 
     /// Adds a unit; every stage's scratch grows with it, outside the tick.
+    /// On a map, a movable ground unit must start on an open cell
+    /// ([`SpawnError::NotOnOpenGround`]): walls only stop units that stand
+    /// on open ground, so one started inside a building would drive through
+    /// walls until it got out.
     pub fn spawn(&mut self, spec: &UnitSpec) -> Result<UnitId, SpawnError> {
+        spec.validate()?;
+        let grounded = spec.inv_mass > 0.0 && !spec.kind.handling().flies;
+        if let Some(map) = self.config.map.as_deref()
+            && grounded
+            && !map.is_open(spec.position)
+        {
+            return Err(SpawnError::NotOnOpenGround {
+                x: spec.position.x,
+                y: spec.position.y,
+            });
+        }
         let id = self.vehicles.spawn(spec)?;
         self.limits.speed = self.limits.speed.max(spec.max_speed);
         self.reserve(self.vehicles.len());

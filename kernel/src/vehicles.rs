@@ -443,6 +443,18 @@ pub enum SpawnError {
     /// The handle table is full (2³² − 1 slots).
     #[error("no free unit handle: {0} units already live")]
     Full(usize),
+    /// A movable ground unit would start on a blocked cell of the map, or
+    /// off it (immovable units, such as buildings placed as units, and
+    /// flying ones may).
+    #[error(
+        "unit spec `position` ({x}, {y}) is not on open ground of the map: a movable ground unit must start on an open cell"
+    )]
+    NotOnOpenGround {
+        /// The position's x.
+        x: f32,
+        /// The position's y.
+        y: f32,
+    },
 }
 
 /// A handle that names no live unit.

@@ -162,7 +162,8 @@ fn ordered_sim(map: &GridMap, orders: u32, cap: usize, budget: u64, threads: usi
     config.max_path_nodes_per_tick = budget;
     let mut sim = Sim::new(config).expect("valid config");
     for index in 0..orders {
-        let start = at(2 + index, 2);
+        // Ten abreast, west of the wall at x = 20 (a unit may not start on it).
+        let start = at(2 + index % 10, 2 + index / 10);
         let unit = tank(&mut sim, start, start);
         sim.order_move(unit, at(35, 20)).expect("on the map");
     }
@@ -306,6 +307,40 @@ fn orders_off_the_map_are_refused_and_nothing_is_queued() {
         .expect_err("off the map");
     assert!(error.to_string().contains("off the map"), "{error}");
     assert_eq!(sim.open_path_requests(), 0);
+}
+
+/// A movable ground unit may not start in the wall or off the map (walls
+/// stop only units on open ground, so it would drive through them); the
+/// refusal names the position and spawns nothing. Immovable units (a
+/// building placed as a unit) and flying ones may stand there.
+#[test]
+fn ground_units_may_not_start_on_blocked_cells() {
+    let map = walled_map();
+    let mut sim = sim_on(&map, 1);
+    for (kind, position) in [
+        (VehicleKind::Tracked, at(20, 5)),
+        (VehicleKind::Wheeled, at(3, 10)),
+        (VehicleKind::Infantry, Vec2::new(-5.0, 10.0)),
+    ] {
+        let error = sim
+            .spawn(&UnitSpec::new(kind, position))
+            .expect_err("blocked");
+        let named = format!("({}, {})", position.x, position.y);
+        assert!(
+            error.to_string().contains(&named) && error.to_string().contains("open ground"),
+            "{error}"
+        );
+        assert_eq!(sim.vehicles().len(), 0, "nothing spawned");
+    }
+    let mut building = UnitSpec::new(VehicleKind::Tracked, at(20, 5));
+    building.inv_mass = 0.0;
+    sim.spawn(&building)
+        .expect("an immovable unit may stand in the wall");
+    sim.spawn(&UnitSpec::new(VehicleKind::RotaryWing, at(20, 6)))
+        .expect("a helicopter may hover over it");
+    sim.spawn(&UnitSpec::new(VehicleKind::Tracked, at(19, 5)))
+        .expect("open ground beside it");
+    assert_eq!(sim.vehicles().len(), 3);
 }
 
 #[test]

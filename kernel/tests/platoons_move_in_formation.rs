@@ -383,7 +383,7 @@ fn platoons_are_bit_identical_on_one_and_two_threads_and_survive_a_snapshot() {
             let id = platoon(
                 &mut sim,
                 kind,
-                at(8.0 + 2.0 * k as f32, 5.0 + 4.5 * k as f32),
+                at(13.0 + 2.0 * k as f32, 5.0 + 4.5 * k as f32),
                 &spec,
             );
             sim.order_platoon(id, at(70.0, 55.0 - 4.5 * k as f32), None)

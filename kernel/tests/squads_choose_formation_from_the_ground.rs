@@ -28,13 +28,18 @@ fn sim() -> Sim {
     Sim::new(config).expect("valid config")
 }
 
-/// A squad of five infantry standing in a wide wedge round `lead`, facing
+/// A squad of five infantry standing in `standing` round `lead`, facing
 /// `heading`, ordered to `goal`.
-fn squad(sim: &mut Sim, lead: Vec2, heading: f32, goal: Vec2) -> PlatoonId {
+fn squad(
+    sim: &mut Sim,
+    (lead, standing): (Vec2, Formation),
+    heading: f32,
+    goal: Vec2,
+) -> PlatoonId {
     let spec = PlatoonSpec::squad(4.0);
     let members: Vec<UnitId> = (0..5)
         .map(|k| {
-            let offset = spec.formation.offset(k) * spec.spacing_m;
+            let offset = standing.offset(k) * spec.spacing_m;
             let mut unit = UnitSpec::new(VehicleKind::Infantry, lead + to_world(offset, heading));
             unit.heading = heading;
             sim.spawn(&unit).expect("valid unit")
@@ -71,7 +76,7 @@ fn a_squad_on_the_road_closes_into_a_staggered_column() {
     let mut sim = sim();
     let id = squad(
         &mut sim,
-        Vec2::new(40.0, 150.0),
+        (Vec2::new(40.0, 150.0), Formation::WideWedge),
         0.0,
         Vec2::new(280.0, 150.0),
     );
@@ -89,16 +94,18 @@ fn a_squad_in_the_open_spreads_into_a_wide_wedge_and_one_beside_the_river_tighte
     // Open ground north-west of the swamp, far from any road or wall.
     let open = squad(
         &mut sim,
-        Vec2::new(800.0, 750.0),
+        (Vec2::new(800.0, 750.0), Formation::WideWedge),
         FRAC_PI_2,
         Vec2::new(800.0, 820.0),
     );
     // Walking north along the river's west bank (x = 470), 5.5 m from the
-    // water: two spacings (8 m) to the east is in the river. (Bound past
-    // the river's end, so its destination spots are all on open ground.)
+    // water: two spacings (8 m) to the east is in the river, and so would
+    // be members of a wide wedge, so the squad starts in a column. (Bound
+    // past the river's end, so its destination spots are all on open
+    // ground.)
     let bank = squad(
         &mut sim,
-        Vec2::new(464.5, 500.0),
+        (Vec2::new(464.5, 500.0), Formation::Column),
         FRAC_PI_2,
         Vec2::new(464.5, 950.0),
     );
