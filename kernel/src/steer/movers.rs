@@ -16,18 +16,16 @@
 //!   three 4 × 4 transposes, where field-by-field columns took a load per
 //!   field per row.
 //!
-//! Both are written in parallel in chunks of [`BLOCK_ROWS`] rows.
+//! Both are written in parallel, in the chunks of
+//! [`crate::parallel::for_each_chunk3`].
 
 use glam::{Mat4, Vec2, Vec4};
-use rayon::prelude::*;
 
 use super::avoid::{Body, Mover};
-use crate::parallel::PARALLEL_MIN_ROWS;
+use crate::parallel::for_each_chunk3;
 
 /// Rows tested at once.
 pub const LANES: usize = 4;
-/// Rows a task writes at a time.
-pub const BLOCK_ROWS: usize = 256;
 
 /// One row's mover, as three quads of lanes.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -108,12 +106,6 @@ pub(crate) struct HullLanes {
     pub half_core: Vec4,
 }
 
-/// A task's rows to write: the chunk's index, its x and y, its records.
-type Chunk<'a> = (
-    usize,
-    ((&'a mut [f32], &'a mut [f32]), &'a mut [MoverRecord]),
-);
-
 /// Movers in rows; see the module docs. Reuse it across ticks: it grows
 /// to the largest count it held and never shrinks.
 #[derive(Clone, Debug, Default)]
@@ -153,33 +145,19 @@ impl MoverColumns {
     pub fn fill(&mut self, rows: usize, row: impl Fn(usize) -> Mover + Sync) {
         self.reserve(rows);
         self.rows = rows;
-        let write = |(index, ((x, y), records)): Chunk<'_>| {
-            let first = index * BLOCK_ROWS;
+        let (x, y, records) = (
+            &mut self.x[..rows],
+            &mut self.y[..rows],
+            &mut self.records[..rows],
+        );
+        for_each_chunk3(x, y, records, |first, x, y, records| {
             for (offset, ((x, y), record)) in x.iter_mut().zip(y).zip(records).enumerate() {
                 let mover = row(first + offset);
                 *x = mover.position.x;
                 *y = mover.position.y;
                 *record = MoverRecord::of(&mover);
             }
-        };
-        let (x, y, records) = (
-            &mut self.x[..rows],
-            &mut self.y[..rows],
-            &mut self.records[..rows],
-        );
-        if rows < PARALLEL_MIN_ROWS {
-            x.chunks_mut(BLOCK_ROWS)
-                .zip(y.chunks_mut(BLOCK_ROWS))
-                .zip(records.chunks_mut(BLOCK_ROWS))
-                .enumerate()
-                .for_each(write);
-        } else {
-            x.par_chunks_mut(BLOCK_ROWS)
-                .zip(y.par_chunks_mut(BLOCK_ROWS))
-                .zip(records.par_chunks_mut(BLOCK_ROWS))
-                .enumerate()
-                .for_each(write);
-        }
+        });
     }
 
     /// Holds `movers`.
@@ -285,7 +263,7 @@ mod tests {
     /// four rows', and any four rows read in lanes are those rows.
     #[test]
     fn every_row_reads_back_in_rows_and_in_lanes() {
-        let rows = 3 * BLOCK_ROWS + 7;
+        let rows = 2 * crate::parallel::CHUNK_ROWS + 7;
         let all: Vec<Mover> = (0..rows).map(mover).collect();
         let mut columns = MoverColumns::default();
         columns.fill_from(&all);
