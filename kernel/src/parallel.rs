@@ -17,16 +17,27 @@ pub const PARALLEL_MIN_ROWS: usize = 8192;
 /// Calls `work(first_row, chunk)` for consecutive chunks of `output`,
 /// in parallel when the pass is large enough to pay for it.
 pub fn for_each_chunk<T: Send>(output: &mut [T], work: impl Fn(usize, &mut [T]) + Sync) {
+    for_each_chunk_of(output, CHUNK_ROWS, work);
+}
+
+/// [`for_each_chunk`] with chunks of `chunk_rows` rows, for a pass whose
+/// work depends on where the chunks are cut (`chunk_rows` must not depend
+/// on the thread count either).
+pub fn for_each_chunk_of<T: Send>(
+    output: &mut [T],
+    chunk_rows: usize,
+    work: impl Fn(usize, &mut [T]) + Sync,
+) {
     if output.len() < PARALLEL_MIN_ROWS {
         output
-            .chunks_mut(CHUNK_ROWS)
+            .chunks_mut(chunk_rows)
             .enumerate()
-            .for_each(|(chunk, rows)| work(chunk * CHUNK_ROWS, rows));
+            .for_each(|(chunk, rows)| work(chunk * chunk_rows, rows));
     } else {
         output
-            .par_chunks_mut(CHUNK_ROWS)
+            .par_chunks_mut(chunk_rows)
             .enumerate()
-            .for_each(|(chunk, rows)| work(chunk * CHUNK_ROWS, rows));
+            .for_each(|(chunk, rows)| work(chunk * chunk_rows, rows));
     }
 }
 

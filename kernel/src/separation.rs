@@ -24,8 +24,8 @@
 //!    capital ships): they go on a short list, sized at
 //!    [`Separation::reserve`], so that they never widen everyone else's
 //!    search.
-//! 2. **Sweep (Jacobi).** Places are cut into fixed chunks of
-//!    [`crate::parallel::CHUNK_ROWS`], one task each. Every small unit takes
+//! 2. **Sweep (Jacobi).** Places are cut into chunks, one task each, of a
+//!    size that depends only on the unit count ([`sweep_chunk_rows`]). Every small unit takes
 //!    as candidates the units in the hash cells under a square about its
 //!    hashed position, of half-side its own bounding radius plus the largest
 //!    small bounding radius of the *layers* (small units on the ground, and
@@ -123,7 +123,7 @@ use crate::ellipsoid::{
     horizontal_separation,
 };
 use crate::nav::WorldMap;
-use crate::parallel::{fold_chunks, for_each_chunk};
+use crate::parallel::{CHUNK_ROWS, fold_chunks, for_each_chunk, for_each_chunk_of};
 use crate::spatial::{Bounds, GridError, SpatialHash};
 
 /// A pair still counts as overlapping when its depth exceeds this fraction of
@@ -144,6 +144,22 @@ pub const SKIN_REL: f32 = 1e-3;
 const ACTIVE_SWEEP_MAX_SHARE: usize = 2;
 /// Rebuild the stage's own hash once units may have moved this many cells.
 const REBUILD_SLACK_CELLS: f32 = 0.25;
+/// A sweep cuts its places into about this many chunks
+/// ([`sweep_chunk_rows`]).
+const SWEEP_CHUNKS: usize = 12;
+
+/// The rows of a sweep's chunks for `units` units: about
+/// [`SWEEP_CHUNKS`] chunks, of [`CHUNK_ROWS`] to 4 × [`CHUNK_ROWS`] rows.
+/// Pairs across a chunk's two edges are examined from both sides, and at
+/// one task per 2,048 rows nearly half of a 100,000-unit crowd's units sit
+/// within a search window of an edge; chunks four times as long examine
+/// 12 % fewer candidates there. The cut depends on the unit count alone,
+/// never on the thread count, so neither do the results.
+fn sweep_chunk_rows(units: usize) -> usize {
+    units
+        .div_ceil(SWEEP_CHUNKS)
+        .clamp(CHUNK_ROWS, 4 * CHUNK_ROWS)
+}
 
 /// The columns separation reads.
 #[derive(Clone, Copy, Debug)]
@@ -173,9 +189,8 @@ pub struct SeparationStats {
     /// cells of its search window (which in the measuring sweep shrinks as
     /// deeper overlaps turn up), big and immovable ones included.
     /// In a sweep over every unit a pair of small units counts once, except
-    /// in different chunks of [`crate::parallel::CHUNK_ROWS`] places in a
-    /// pushing sweep, where it is examined from both sides (a few per cent
-    /// of pairs with rows in cell order); in a sweep from the active units
+    /// in different chunks ([`sweep_chunk_rows`]) in a pushing sweep, where
+    /// it is examined from both sides; in a sweep from the active units
     /// a pair of two active units counts from both sides, and a marked
     /// unit's pairs with other chunks again; a pair with a big unit counts
     /// from both sides.
@@ -366,6 +381,8 @@ struct Context<'a> {
     /// Pairs of two inactive units are skipped: the sweep starts only from
     /// the active units ([`Body::active`]).
     only_active: bool,
+    /// Rows of each chunk of places ([`sweep_chunk_rows`]).
+    chunk_rows: usize,
     /// One flag per place: the inactive units to push from their pairs with
     /// the active units of other chunks ([`push_marked`]).
     marked: &'a [AtomicBool],
@@ -609,6 +626,7 @@ impl Separation {
                 slack,
                 measure_only: stats.iterations > 0 && stats.iterations >= *iterations,
                 only_active: active <= units / ACTIVE_SWEEP_MAX_SHARE,
+                chunk_rows: sweep_chunk_rows(units),
                 marked: &marked.0,
             };
             let sweep = sweep(&context, big, pushes);
@@ -712,7 +730,7 @@ fn write_back(placed: &[Body], hash: &SpatialHash, position: &mut [Vec2]) {
 /// Measures every unit's push from the current positions into `pushes`
 /// (place order) and returns the totals.
 fn sweep(context: &Context<'_>, big: &[u32], pushes: &mut [Push]) -> Sweep {
-    for_each_chunk(pushes, |first, rows| {
+    for_each_chunk_of(pushes, context.chunk_rows, |first, rows| {
         rows.fill(Push::default());
         if context.measure_only {
             measure_chunk(first, rows, context);
@@ -721,7 +739,9 @@ fn sweep(context: &Context<'_>, big: &[u32], pushes: &mut [Push]) -> Sweep {
         }
     });
     if context.only_active && !context.measure_only {
-        for_each_chunk(pushes, |first, rows| push_marked(first, rows, context));
+        for_each_chunk_of(pushes, context.chunk_rows, |first, rows| {
+            push_marked(first, rows, context);
+        });
     }
     // Pairs with a big unit: one thread, fixed order, both sides at once.
     for (index, &unit) in big.iter().enumerate() {

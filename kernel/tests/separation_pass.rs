@@ -210,8 +210,9 @@ fn head_on_pile_up_against_an_immovable_wall_ends_apart_and_outside_the_wall() {
 
 #[test]
 fn results_are_bit_identical_with_one_and_two_threads() {
-    // Large enough (20,000 rows) that passes really split across threads.
-    let world = crowd(23, 20_000, 30.0);
+    // Large enough (30,000 rows) that passes really split across threads,
+    // into sweep chunks longer than the 2,048 rows of the other passes.
+    let world = crowd(23, 30_000, 30.0);
     let run = |threads: usize| {
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(threads)

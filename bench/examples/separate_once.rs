@@ -1,0 +1,83 @@
+//! One shield separation pass on the separation benchmark's crowd (100,000
+//! units at one per 50 m², random headings, rows in cell order), for
+//! profiles and timings finer than criterion's:
+//!
+//! - `separate_once [across]` runs one pass inside `run_once`, for
+//!   callgrind: `valgrind --tool=callgrind --toggle-collect='*run_once*'
+//!   target/release/examples/separate_once across` counts its instructions
+//!   alone (`RAYON_NUM_THREADS=1` for a count that does not depend on
+//!   scheduling);
+//! - `separate_once [across] --time` runs it 40 times, each time from the
+//!   same positions, and prints the fastest: on a shared machine the
+//!   minimum moves least.
+//!
+//! `across` picks the crowd with shields 2–6 m across; without it every
+//! semi-axis is 2–6 m (the jammed crowd).
+
+#[allow(dead_code)]
+#[path = "../benches/shield_crowd/mod.rs"]
+mod shield_crowd;
+
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+use convoy::SpatialHash;
+use convoy::glam::Vec2;
+use convoy::separation::{Separation, SeparationInput};
+use shield_crowd::{ShieldSize, shield_crowd};
+
+const UNITS: usize = 100_000;
+const RUNS: usize = 40;
+
+/// One pass from `start`.
+#[inline(never)]
+fn run_once(
+    separation: &mut Separation,
+    input: SeparationInput<'_>,
+    start: &[Vec2],
+    position: &mut [Vec2],
+) -> Duration {
+    position.copy_from_slice(start);
+    let started = Instant::now();
+    black_box(separation.pass(input, position));
+    started.elapsed()
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let size = if args.iter().any(|arg| arg == "across") {
+        ShieldSize::Across2To6m
+    } else {
+        ShieldSize::SemiAxes2To6m
+    };
+    let timed = args.iter().any(|arg| arg == "--time");
+    let crowd = shield_crowd(UNITS, size);
+    let mut hash = SpatialHash::new(crowd.bounds, crowd.cell).expect("valid grid");
+    hash.rebuild(&crowd.position);
+    let input = SeparationInput {
+        altitude: &crowd.altitude,
+        heading: &crowd.heading,
+        shield: &crowd.shield,
+        inv_mass: &crowd.inv_mass,
+        spatial: &hash,
+        max_travel: 0.0,
+        terrain: None,
+    };
+    let mut separation = Separation::new(crowd.bounds, crowd.cell, 1).expect("valid grid");
+    separation.reserve(UNITS);
+    let mut position = crowd.position.clone();
+    // Warm-up: grows nothing (reserved), but touches every buffer once.
+    run_once(&mut separation, input, &crowd.position, &mut position);
+    if !timed {
+        return;
+    }
+    let fastest = (0..RUNS)
+        .map(|_| run_once(&mut separation, input, &crowd.position, &mut position))
+        .min()
+        .expect("RUNS > 0");
+    println!(
+        "{size:?}: fastest of {RUNS} passes {:.3} ms ({:.1} ns a unit)",
+        fastest.as_secs_f64() * 1e3,
+        fastest.as_secs_f64() * 1e9 / UNITS as f64
+    );
+}
