@@ -66,6 +66,32 @@ pub fn fold_chunks<T: Sync, R: Copy + Send + Sync>(
     }
 }
 
+/// [`for_each_chunk`] where each chunk's `work` also returns a value, all of
+/// which are combined from `identity` with `combine`. How chunks are
+/// grouped depends on the threads, so `combine` must be exactly associative
+/// and commutative (integer sums, `max`, `min`) for the result not to.
+pub fn for_each_chunk_fold<T: Send, R: Copy + Send + Sync>(
+    output: &mut [T],
+    identity: R,
+    work: impl Fn(usize, &mut [T]) -> R + Sync,
+    combine: impl Fn(R, R) -> R + Sync,
+) -> R {
+    let run = |(chunk, rows): (usize, &mut [T])| work(chunk * CHUNK_ROWS, rows);
+    if output.len() < PARALLEL_MIN_ROWS {
+        output
+            .chunks_mut(CHUNK_ROWS)
+            .enumerate()
+            .map(run)
+            .fold(identity, &combine)
+    } else {
+        output
+            .par_chunks_mut(CHUNK_ROWS)
+            .enumerate()
+            .map(run)
+            .reduce(|| identity, &combine)
+    }
+}
+
 /// Like [`for_each_chunk`] over two columns cut alike: `work(first_row,
 /// a_rows, b_rows)`.
 pub fn for_each_chunk2<A: Send, B: Send>(

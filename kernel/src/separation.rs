@@ -16,9 +16,10 @@
 //! 1. **Bodies (Jacobi pre-pass).** Each unit's shape ([`Shape`]: forward
 //!    axis and squared semi-axes), bounding radius, vertical semi-axis,
 //!    smallest semi-axis, inverse mass and centre are packed once per pass
-//!    into one record, and the records are laid out in the spatial hash's
-//!    place (cell) order, so a pair test reads two nearby records instead of
-//!    five columns and never rebuilds a shape; pushes update the centres in
+//!    into one record, written straight in the spatial hash's place (cell)
+//!    order (with the census of the crowd's layers folded in the same pass),
+//!    so a pair test reads two nearby records instead of five columns and
+//!    never rebuilds a shape; pushes update the centres in
 //!    place and are written back to the position column at the end. Units
 //!    whose bounding radius exceeds the hash cell size are *big* (starbases,
 //!    capital ships): they go on a short list, sized at
@@ -123,7 +124,10 @@ use crate::ellipsoid::{
     horizontal_separation,
 };
 use crate::nav::WorldMap;
-use crate::parallel::{CHUNK_ROWS, fold_chunks, for_each_chunk, for_each_chunk_of};
+use crate::parallel::{
+    CHUNK_ROWS, fold_chunks, for_each_chunk, for_each_chunk_fold, for_each_chunk_of,
+    for_each_chunk2,
+};
 use crate::spatial::{Bounds, GridError, SpatialHash};
 
 /// A pair still counts as overlapping when its depth exceeds this fraction of
@@ -341,8 +345,8 @@ impl Deepest {
 pub struct Separation {
     iterations: u32,
     local: SpatialHash,
-    /// Bodies in unit order (centres as of the pass start).
-    bodies: Vec<Body>,
+    /// Bodies in unit order while the stage's own hash is rebuilt.
+    unplaced: Vec<Body>,
     /// Bodies in the current hash's place order, centres kept current.
     placed: Vec<Body>,
     /// Pushes in place order.
@@ -479,22 +483,25 @@ impl Census {
         any_big: false,
     };
 
-    /// The census of `bodies`, units with a radius above `big_radius` big;
-    /// in parallel (minima and maxima do not depend on the grouping).
-    fn of(bodies: &[Body], big_radius: f32) -> Census {
-        let with = |mut census: Census, body: &Body| {
-            if body.radius > big_radius {
-                census.any_big = true;
-            } else {
-                let layer = &mut census.layers[usize::from(body.centre.z != 0.0)];
-                *layer = layer.with(body);
-            }
-            census
-        };
-        fold_chunks(bodies, Census::EMPTY, with, |a, b| Census {
-            layers: [0, 1].map(|k| a.layers[k].combine(b.layers[k])),
-            any_big: a.any_big || b.any_big,
-        })
+    /// The census with `body`, big if its radius is above `big_radius`.
+    #[inline]
+    fn with(mut self, body: &Body, big_radius: f32) -> Census {
+        if body.radius > big_radius {
+            self.any_big = true;
+        } else {
+            let layer = &mut self.layers[usize::from(body.centre.z != 0.0)];
+            *layer = layer.with(body);
+        }
+        self
+    }
+
+    /// The census of the units of both (minima and maxima: the grouping
+    /// does not change it).
+    fn combine(self, other: Census) -> Census {
+        Census {
+            layers: [0, 1].map(|k| self.layers[k].combine(other.layers[k])),
+            any_big: self.any_big || other.any_big,
+        }
     }
 }
 
@@ -516,7 +523,7 @@ impl Separation {
         Ok(Separation {
             iterations,
             local: SpatialHash::new(bounds, cell_size)?,
-            bodies: Vec::new(),
+            unplaced: Vec::new(),
             placed: Vec::new(),
             pushes: Vec::new(),
             big: Vec::new(),
@@ -538,7 +545,8 @@ impl Separation {
     /// Grows scratch (including the big-unit list and the stage's own hash)
     /// to `units`, so passes never allocate.
     pub fn reserve(&mut self, units: usize) {
-        self.bodies.reserve(units.saturating_sub(self.bodies.len()));
+        self.unplaced
+            .reserve(units.saturating_sub(self.unplaced.len()));
         self.placed.reserve(units.saturating_sub(self.placed.len()));
         self.pushes.reserve(units.saturating_sub(self.pushes.len()));
         self.big.reserve(units.saturating_sub(self.big.len()));
@@ -571,46 +579,26 @@ impl Separation {
         let Separation {
             iterations,
             local,
-            bodies,
+            unplaced,
             placed,
             pushes,
             big,
             marked,
         } = self;
         marked.0.resize_with(units, AtomicBool::default);
-        bodies.resize(units, Body::default());
+        unplaced.resize(units, Body::default());
         placed.resize(units, Body::default());
         pushes.resize(units, Push::default());
-        {
-            let position = &*position;
-            for_each_chunk(bodies, |first, rows| {
-                for (offset, body) in rows.iter_mut().enumerate() {
-                    let unit = first + offset;
-                    let axes = input.shield[unit];
-                    *body = Body {
-                        centre: position[unit].extend(input.altitude[unit]),
-                        shape: Shape::new(axes, input.heading[unit]),
-                        radius: axes.max_element(),
-                        half_height: axes.z,
-                        smallest: axes.min_element(),
-                        inv_mass: input.inv_mass[unit],
-                        // Set once the layers are known.
-                        reach: 0.0,
-                        active: true,
-                    };
-                }
-            });
-        }
         let big_radius = input.spatial.cell_size();
-        let Census { layers, any_big } = Census::of(bodies, big_radius);
-        for_each_chunk(bodies, |_, rows| {
+        let Census { layers, any_big } = place_columns(&input, position, big_radius, placed);
+        for_each_chunk(placed, |_, rows| {
             for body in rows {
                 body.reach = body.radius + layers[0].reach(body).max(layers[1].reach(body));
             }
         });
         // Without big units the list stays empty: no need to look for them.
         let big_above = any_big.then_some(big_radius);
-        place(bodies, position, input.spatial, big_above, placed, big);
+        list_big(placed, big_above, big);
 
         let mut stats = SeparationStats::default();
         let mut slack = input.max_travel;
@@ -645,9 +633,10 @@ impl Separation {
             slack += sweep.largest_push;
             if slack > REBUILD_SLACK_CELLS * local.cell_size() {
                 let hash: &SpatialHash = if own_hash { local } else { input.spatial };
-                write_back(placed, hash, position);
+                unplace(placed, hash, position, unplaced);
                 local.rebuild(position);
-                place(bodies, position, local, big_above, placed, big);
+                place(unplaced, local, placed);
+                list_big(placed, big_above, big);
                 own_hash = true;
                 active = units;
                 slack = 0.0;
@@ -686,28 +675,69 @@ fn apply_pushes(placed: &mut [Body], pushes: &[Push], terrain: Option<&WorldMap>
     active.into_inner()
 }
 
-/// Copies `bodies` (unit order) into `placed` in `hash`'s place order with
-/// their centres at `position`, all active, and lists the places of big
-/// units, those with a radius above `big_above` (`None`: there are none).
-fn place(
-    bodies: &[Body],
+/// Builds every unit's body from the columns and `position` into `placed`,
+/// in the tick hash's place order, all active (their reach still 0), and
+/// returns their census (units with a radius above `big_radius` big).
+fn place_columns(
+    input: &SeparationInput<'_>,
     position: &[Vec2],
-    hash: &SpatialHash,
-    big_above: Option<f32>,
+    big_radius: f32,
     placed: &mut [Body],
-    big: &mut Vec<u32>,
-) {
+) -> Census {
+    let order = input.spatial.order();
+    let build = |first: usize, rows: &mut [Body]| {
+        let mut census = Census::EMPTY;
+        for (body, &unit) in rows.iter_mut().zip(&order[first..]) {
+            let unit = unit as usize;
+            let axes = input.shield[unit];
+            *body = Body {
+                centre: position[unit].extend(input.altitude[unit]),
+                shape: Shape::new(axes, input.heading[unit]),
+                radius: axes.max_element(),
+                half_height: axes.z,
+                smallest: axes.min_element(),
+                inv_mass: input.inv_mass[unit],
+                // Set once the layers are known.
+                reach: 0.0,
+                active: true,
+            };
+            census = census.with(body, big_radius);
+        }
+        census
+    };
+    for_each_chunk_fold(placed, Census::EMPTY, build, Census::combine)
+}
+
+/// Copies `placed` (in `hash`'s place order) into `unplaced` in unit order,
+/// and their ground centres into `position`.
+fn unplace(placed: &[Body], hash: &SpatialHash, position: &mut [Vec2], unplaced: &mut [Body]) {
+    let places = hash.places();
+    for_each_chunk2(position, unplaced, |first, positions, bodies| {
+        let rows = positions.iter_mut().zip(bodies);
+        for ((position, body), &place) in rows.zip(&places[first..]) {
+            *body = placed[place as usize];
+            *position = body.centre.truncate();
+        }
+    });
+}
+
+/// Copies `unplaced` (unit order) into `placed` in `hash`'s place order,
+/// all active.
+fn place(unplaced: &[Body], hash: &SpatialHash, placed: &mut [Body]) {
     let order = hash.order();
     for_each_chunk(placed, |first, rows| {
         for (body, &unit) in rows.iter_mut().zip(&order[first..]) {
-            let unit = unit as usize;
             *body = Body {
-                centre: position[unit].extend(bodies[unit].centre.z),
                 active: true,
-                ..bodies[unit]
+                ..unplaced[unit as usize]
             };
         }
     });
+}
+
+/// Lists the places of big units in `placed`, those with a radius above
+/// `big_above` (`None`: there are none).
+fn list_big(placed: &[Body], big_above: Option<f32>, big: &mut Vec<u32>) {
     big.clear();
     if let Some(big_radius) = big_above {
         big.extend(
