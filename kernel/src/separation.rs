@@ -115,7 +115,7 @@
 //! slack. Nothing allocates after [`Separation::reserve`].
 
 use std::ops::Range;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use glam::{Vec2, Vec3, Vec4};
 
@@ -655,8 +655,7 @@ impl Separation {
 /// blocked cells), marks the units that overlapped or moved active, and
 /// returns how many are.
 fn apply_pushes(placed: &mut [Body], pushes: &[Push], terrain: Option<&WorldMap>) -> usize {
-    let active = AtomicUsize::new(0);
-    for_each_chunk(placed, |first, rows| {
+    let apply = |first: usize, rows: &mut [Body]| {
         let mut count = 0;
         for (body, push) in rows.iter_mut().zip(&pushes[first..]) {
             let step = push.step();
@@ -670,9 +669,9 @@ fn apply_pushes(placed: &mut [Body], pushes: &[Push], terrain: Option<&WorldMap>
                 None => body.centre + step.extend(0.0),
             };
         }
-        active.fetch_add(count, Ordering::Relaxed);
-    });
-    active.into_inner()
+        count
+    };
+    for_each_chunk_fold(placed, 0, apply, |a, b| a + b)
 }
 
 /// Builds every unit's body from the columns and `position` into `placed`,
