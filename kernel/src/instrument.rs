@@ -5,7 +5,8 @@
 //! the stage's HDR histogram (allocated once, at three significant figures, so
 //! recording never allocates) and counts the tick as over budget when it
 //! exceeded the stage's share of the frame. With the `tracy` feature the same
-//! guard is a Tracy zone; without it the Tracy calls are compiled out.
+//! guard is a Tracy zone, and a stage may open zones for its phases inside
+//! it ([`zone!`]); without it the Tracy calls are compiled out.
 //!
 //! A stage returns its own counters (pairs tested, requests served, …); each
 //! counter says how it aggregates over the run, and the report carries them
@@ -15,6 +16,19 @@ use std::time::{Duration, Instant};
 
 use hdrhistogram::Histogram;
 use serde::{Deserialize, Serialize};
+
+/// A Tracy zone named by the string literal, nested in the stage's zone,
+/// from here to the end of the enclosing block, with the `tracy` feature
+/// (when the client runs); nothing without it. For the phases of a stage,
+/// on the thread that runs the stage.
+macro_rules! zone {
+    ($name:literal) => {
+        #[cfg(feature = "tracy")]
+        let _zone = tracy_client::Client::running()
+            .map(|client| client.span(tracy_client::span_location!($name), 0));
+    };
+}
+pub(crate) use zone;
 
 /// The stages of a tick, in the order `Sim::step` runs them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -123,6 +123,7 @@ use crate::ellipsoid::{
     Contacts4, Offsets4, Shape, Shapes4, contact_function_until, contact_functions_until,
     horizontal_separation,
 };
+use crate::instrument::zone;
 use crate::nav::WorldMap;
 use crate::parallel::{
     CHUNK_ROWS, fold_chunks, for_each_chunk, for_each_chunk_fold, for_each_chunk_of,
@@ -590,15 +591,10 @@ impl Separation {
         placed.resize(units, Body::default());
         pushes.resize(units, Push::default());
         let big_radius = input.spatial.cell_size();
-        let Census { layers, any_big } = place_columns(&input, position, big_radius, placed);
-        for_each_chunk(placed, |_, rows| {
-            for body in rows {
-                body.reach = body.radius + layers[0].reach(body).max(layers[1].reach(body));
-            }
-        });
-        // Without big units the list stays empty: no need to look for them.
-        let big_above = any_big.then_some(big_radius);
-        list_big(placed, big_above, big);
+        let (layers, big_above) = {
+            zone!("separation: bodies");
+            prepare_bodies(&input, position, big_radius, placed, big)
+        };
 
         let mut stats = SeparationStats::default();
         let mut slack = input.max_travel;
@@ -617,7 +613,13 @@ impl Separation {
                 chunk_rows: sweep_chunk_rows(units),
                 marked: &marked.0,
             };
-            let sweep = sweep(&context, big, pushes);
+            let sweep = if context.measure_only {
+                zone!("separation: measuring sweep");
+                sweep(&context, big, pushes)
+            } else {
+                zone!("separation: pushing sweep");
+                sweep(&context, big, pushes)
+            };
             stats.pairs_tested += sweep.tested;
             stats.exact_tests += sweep.exact;
             if stats.iterations == 0 {
@@ -632,6 +634,7 @@ impl Separation {
             stats.iterations += 1;
             slack += sweep.largest_push;
             if slack > REBUILD_SLACK_CELLS * local.cell_size() {
+                zone!("separation: rebuild");
                 let hash: &SpatialHash = if own_hash { local } else { input.spatial };
                 unplace(placed, hash, position, unplaced);
                 local.rebuild(position);
@@ -655,6 +658,7 @@ impl Separation {
 /// blocked cells), marks the units that overlapped or moved active, and
 /// returns how many are.
 fn apply_pushes(placed: &mut [Body], pushes: &[Push], terrain: Option<&WorldMap>) -> usize {
+    zone!("separation: apply pushes");
     let apply = |first: usize, rows: &mut [Body]| {
         let mut count = 0;
         for (body, push) in rows.iter_mut().zip(&pushes[first..]) {
@@ -672,6 +676,28 @@ fn apply_pushes(placed: &mut [Body], pushes: &[Push], terrain: Option<&WorldMap>
         count
     };
     for_each_chunk_fold(placed, 0, apply, |a, b| a + b)
+}
+
+/// Builds every unit's body into `placed` ([`place_columns`]), sets its
+/// reach from the crowd's layers and lists the big units in `big`; returns
+/// the layers, and the radius above which a unit is big if any is.
+fn prepare_bodies(
+    input: &SeparationInput<'_>,
+    position: &[Vec2],
+    big_radius: f32,
+    placed: &mut [Body],
+    big: &mut Vec<u32>,
+) -> ([Layer; 2], Option<f32>) {
+    let Census { layers, any_big } = place_columns(input, position, big_radius, placed);
+    for_each_chunk(placed, |_, rows| {
+        for body in rows {
+            body.reach = body.radius + layers[0].reach(body).max(layers[1].reach(body));
+        }
+    });
+    // Without big units the list stays empty: no need to look for them.
+    let big_above = any_big.then_some(big_radius);
+    list_big(placed, big_above, big);
+    (layers, big_above)
 }
 
 /// Builds every unit's body from the columns and `position` into `placed`,
