@@ -7,6 +7,12 @@
 //! pass's count of overlapping pairs is checked against a brute-force count
 //! with the exact ellipsoid test over units sorted by x (no spatial hash).
 //!
+//! `two_iterations` runs the same pass with two pushes: its difference from
+//! `one_iteration` is what one more iteration costs (a sweep from the active
+//! units or all, the push, and a rebuild of the stage's hash when units have
+//! moved far), without the bodies and the measuring sweep that every pass
+//! pays once.
+//!
 //! `exact_tests_alone` is the floor under any exact pass on a crowd: the
 //! Perram–Wertheim contact functions alone (four pairs a call, as the pass
 //! runs them, on both threads), with no candidate search, no gathering and
@@ -123,6 +129,18 @@ fn separation(c: &mut Criterion) {
                 );
             },
         );
+        separation.set_iterations(2);
+        group.bench_function(
+            BenchmarkId::new(format!("two_iterations{name}"), UNITS),
+            |b| {
+                b.iter_batched_ref(
+                    || crowd.position.clone(),
+                    |position| black_box(separation.pass(input, position)),
+                    BatchSize::LargeInput,
+                );
+            },
+        );
+        separation.set_iterations(1);
         let quads = lanes(&pairs);
         group.bench_function(
             BenchmarkId::new(format!("exact_tests_alone{name}"), UNITS),
