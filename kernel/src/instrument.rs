@@ -6,7 +6,7 @@
 //! recording never allocates) and counts the tick as over budget when it
 //! exceeded the stage's share of the frame. With the `tracy` feature the same
 //! guard is a Tracy zone, and a stage may open zones for its phases inside
-//! it ([`zone!`]); without it the Tracy calls are compiled out.
+//! it (`zone!`); without it the Tracy calls are compiled out.
 //!
 //! A stage returns its own counters (pairs tested, requests served, …); each
 //! counter says how it aggregates over the run, and the report carries them

@@ -25,16 +25,16 @@
 //!    capital ships): they go on a short list, sized at
 //!    [`Separation::reserve`], so that they never widen everyone else's
 //!    search.
-//! 2. **Sweep (Jacobi).** Places are cut into chunks, one task each, of a
-//!    size that depends only on the unit count ([`sweep_chunk_rows`]). Every small unit takes
-//!    as candidates the units in the hash cells under a square about its
-//!    hashed position, of half-side its own bounding radius plus the largest
-//!    small bounding radius of the *layers* (small units on the ground, and
-//!    airborne ones) whose altitude span its shield meets, plus twice the
-//!    *slack* (how far any unit may have moved since the hash was built): a
-//!    tank need not reach as far as the wide shields of helicopters flying
-//!    above it. A pair inside one chunk is
-//!    tested **once**, from its earlier place, and pushes both units (the
+//! 2. **Sweep (Jacobi).** Places are cut into chunks, one task each, of
+//!    2,048 to 8,192 places (about a twelfth of the units: the size depends
+//!    on the unit count alone). Every small unit takes as candidates the
+//!    units in the hash cells under a square about its hashed position, of
+//!    half-side its own bounding radius plus the largest small bounding
+//!    radius of the *layers* (small units on the ground, and airborne ones)
+//!    whose altitude span its shield meets, plus twice the *slack* (how far
+//!    any unit may have moved since the hash was built): a tank need not
+//!    reach as far as the wide shields of helicopters flying above it. A
+//!    pair inside one chunk is tested **once**, from its earlier place, and pushes both units (the
 //!    window skips the chunk's earlier places outright: a grid row's cells
 //!    are contiguous places); a pair straddling two chunks is tested from
 //!    both sides, each pushing only its own unit, so no task writes another's
@@ -194,7 +194,7 @@ pub struct SeparationStats {
     /// cells of its search window (which in the measuring sweep shrinks as
     /// deeper overlaps turn up), big and immovable ones included.
     /// In a sweep over every unit a pair of small units counts once, except
-    /// in different chunks ([`sweep_chunk_rows`]) in a pushing sweep, where
+    /// in different chunks (of 2,048 to 8,192 places) in a pushing sweep, where
     /// it is examined from both sides; in a sweep from the active units
     /// a pair of two active units counts from both sides, and a marked
     /// unit's pairs with other chunks again; a pair with a big unit counts
