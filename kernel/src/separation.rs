@@ -34,11 +34,11 @@
 //!    whose altitude span its shield meets, plus twice the *slack* (how far
 //!    any unit may have moved since the hash was built): a tank need not
 //!    reach as far as the wide shields of helicopters flying above it. A
-//!    pair inside one chunk is tested **once**, from its earlier place, and pushes both units (the
-//!    window skips the chunk's earlier places outright: a grid row's cells
-//!    are contiguous places); a pair straddling two chunks is tested from
-//!    both sides, each pushing only its own unit, so no task writes another's
-//!    rows. With rows in cell order a chunk is a band of the map and only
+//!    pair inside one chunk is tested **once**, from its earlier place, and
+//!    pushes both units (the window skips the chunk's earlier places
+//!    outright: a grid row's cells are contiguous places); a pair
+//!    straddling two chunks is tested from both sides, each pushing only its
+//!    own unit, so no task writes another's rows. With rows in cell order a chunk is a band of the map and only
 //!    pairs across its two edges straddle. Cheap rejections first (bounding
 //!    spheres at the current centres, then the vertical extents), then the
 //!    exact test on **four queued pairs at once**
