@@ -38,8 +38,9 @@
 //!    pushes both units (the window skips the chunk's earlier places
 //!    outright: a grid row's cells are contiguous places); a pair
 //!    straddling two chunks is tested from both sides, each pushing only its
-//!    own unit, so no task writes another's rows. With rows in cell order a chunk is a band of the map and only
-//!    pairs across its two edges straddle. Cheap rejections first (bounding
+//!    own unit, so no task writes another's rows. With rows in cell order a
+//!    chunk is a band of the map and only pairs across its two edges
+//!    straddle. Cheap rejections first (bounding
 //!    spheres at the current centres, then the vertical extents), then the
 //!    exact test on **four queued pairs at once**
 //!    ([`crate::ellipsoid::contact_functions_until`], one SIMD lane each,
