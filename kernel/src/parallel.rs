@@ -232,3 +232,62 @@ impl<C: Send> WorkerContexts<C> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn on_threads<R: Send>(threads: usize, work: impl FnOnce() -> R + Send) -> R {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .expect("a small pool starts")
+            .install(work)
+    }
+
+    /// Every row is written once, by the chunk that starts at the first row
+    /// the pass reported for it, in chunks of the size asked for — below and
+    /// above the parallel threshold.
+    #[test]
+    fn chunks_of_any_size_cover_every_row_once_from_their_first_row() {
+        for (rows, chunk_rows) in [(5_000, 2_048), (20_000, 3_000), (30_001, 8_192)] {
+            let mut firsts = vec![usize::MAX; rows];
+            on_threads(2, || {
+                for_each_chunk_of(&mut firsts, chunk_rows, |first, chunk| {
+                    assert!(chunk.len() == chunk_rows || first + chunk.len() == rows);
+                    chunk.fill(first);
+                });
+            });
+            for (row, &first) in firsts.iter().enumerate() {
+                assert_eq!(first, row - row % chunk_rows, "row {row} of {rows}");
+            }
+        }
+    }
+
+    /// The chunks' results combine to what one sequential fold gives, with
+    /// one thread and with two, and the rows are written as well.
+    #[test]
+    fn folds_of_written_chunks_do_not_depend_on_the_threads() {
+        let rows = 50_000;
+        let value_of = |row: usize| (row as u64 * 2_654_435_761) % 1_000;
+        let run = |threads: usize| {
+            let mut column = vec![0_u64; rows];
+            let total = on_threads(threads, || {
+                let work = |first: usize, chunk: &mut [u64]| {
+                    for (offset, value) in chunk.iter_mut().enumerate() {
+                        *value = value_of(first + offset);
+                    }
+                    chunk.iter().sum::<u64>()
+                };
+                for_each_chunk_fold(&mut column, 0, work, |a, b| a + b)
+            });
+            (total, column)
+        };
+        let (one, one_column) = run(1);
+        let (two, two_column) = run(2);
+        let expected: Vec<u64> = (0..rows).map(value_of).collect();
+        assert_eq!(one_column, expected);
+        assert_eq!(one, expected.iter().sum::<u64>());
+        assert_eq!((one, &one_column), (two, &two_column));
+    }
+}
