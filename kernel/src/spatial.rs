@@ -8,7 +8,9 @@
 //! sort into one cell-ordered index array (`cell_start` prefix sums + `order`),
 //! with a cell-ordered copy of the positions beside it so a query streams
 //! through contiguous memory. Cells in one grid row are adjacent in that array,
-//! so a query window of any width costs one range per row. Positions outside
+//! so a query window of any width costs one range per row. The cell of each
+//! place is kept too: a query about a unit with a radius within a cell needs
+//! no window, only the 3 × 3 block of cells about its own. Positions outside
 //! the bounds (or NaN) are clamped into the border cells: clamping is monotone,
 //! so a clamped window still contains every unit within the radius, and only
 //! the stray units pay for the crowding. Nothing allocates once the buffers
@@ -95,6 +97,8 @@ pub struct SpatialHash {
     /// Scratch: each unit's cell, then its place in `order`.
     cell_of: Vec<u32>,
     place_of: Vec<u32>,
+    /// The cell of each place (`place_cell[k]` is unit `order[k]`'s).
+    place_cell: Vec<u32>,
 }
 
 /// Figures from one rebuild, for the stage report.
@@ -141,6 +145,7 @@ impl SpatialHash {
             sorted_position: Vec::new(),
             cell_of: Vec::new(),
             place_of: Vec::new(),
+            place_cell: Vec::new(),
         })
     }
 
@@ -176,7 +181,12 @@ impl SpatialHash {
 
     /// Grows every buffer to hold `units` so later rebuilds never allocate.
     pub fn reserve(&mut self, units: usize) {
-        for buffer in [&mut self.order, &mut self.cell_of, &mut self.place_of] {
+        for buffer in [
+            &mut self.order,
+            &mut self.cell_of,
+            &mut self.place_of,
+            &mut self.place_cell,
+        ] {
             buffer.reserve(units.saturating_sub(buffer.len()));
         }
         let have = self.sorted_position.len();
@@ -213,6 +223,7 @@ impl SpatialHash {
         );
         self.cell_of.resize(units, 0);
         self.place_of.resize(units, 0);
+        self.place_cell.resize(units, 0);
         self.order.resize(units, 0);
         self.sorted_position.resize(units, Vec2::ZERO);
 
@@ -250,6 +261,7 @@ impl SpatialHash {
             self.order[place] = unit as u32;
             self.sorted_position[place] = positions[unit];
             self.place_of[unit] = place as u32;
+            self.place_cell[place] = cell;
         }
         self.cell_of = cell_of;
         RebuildStats {
@@ -284,6 +296,50 @@ impl SpatialHash {
     /// The positions at rebuild, in place order.
     pub(crate) fn sorted_positions(&self) -> &[Vec2] {
         &self.sorted_position
+    }
+
+    /// The cell of each place, in place order.
+    pub(crate) fn place_cells(&self) -> &[u32] {
+        &self.place_cell
+    }
+
+    /// Whether the block of cells about a unit's cell
+    /// ([`SpatialHash::for_each_block_run`]) holds every unit within
+    /// `radius` of it: a radius no longer than a cell's edge.
+    pub(crate) fn block_covers(&self, radius: f32) -> bool {
+        radius <= self.cell_size
+    }
+
+    /// Calls `visit` with each grid row's run of places in the block of
+    /// 3 × 3 cells about `cell` (clipped to the grid), bottom row first.
+    /// For a radius the
+    /// block covers ([`SpatialHash::block_covers`]) this is a superset of
+    /// [`SpatialHash::for_each_row_range`]'s window about any point of the
+    /// cell, each of that window's runs inside the block's run of the same
+    /// grid row, in the same order: a point in column `c` is at least
+    /// `c` cells' width from the origin, so the window's first column is
+    /// `c − 1` or more, and likewise its last `c + 1` or less (up to the
+    /// rounding of a point exactly on a cell's edge, where either window
+    /// may take in a neighbour the other leaves out). Integer arithmetic
+    /// only, the same for every unit of the cell.
+    #[inline]
+    pub(crate) fn for_each_block_run(
+        &self,
+        cell: u32,
+        mut visit: impl FnMut(std::ops::Range<usize>),
+    ) {
+        // The grid has under 2^26 cells: `u32` division, shorter than
+        // `usize`'s.
+        let width = self.width as u32;
+        let (row, column) = ((cell / width) as usize, (cell % width) as usize);
+        let first_column = column.saturating_sub(1);
+        let end_column = (column + 2).min(self.width);
+        for block_row in row.saturating_sub(1)..(row + 2).min(self.height) {
+            let row_start = block_row * self.width;
+            let begin = self.cell_start[row_start + first_column] as usize;
+            let end = self.cell_start[row_start + end_column] as usize;
+            visit(begin..end);
+        }
     }
 
     /// Calls `visit` with the places of each grid row's run of cells that the
@@ -389,5 +445,68 @@ impl SpatialHash {
                 }
             }
         });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    /// The places within `radius` of `point` among those `runs` visits,
+    /// in visit order.
+    fn within(
+        hash: &SpatialHash,
+        point: Vec2,
+        radius: f32,
+        runs: impl FnOnce(&mut dyn FnMut(std::ops::Range<usize>)),
+    ) -> Vec<usize> {
+        let mut found = Vec::new();
+        runs(&mut |run: std::ops::Range<usize>| {
+            found.extend(run.filter(|&place| {
+                hash.sorted_position[place].distance_squared(point) <= radius * radius
+            }));
+        });
+        found
+    }
+
+    /// Points on a 2 m lattice (many exactly on cell edges), free points,
+    /// and points far outside the bounds.
+    fn point() -> impl Strategy<Value = Vec2> {
+        prop_oneof![
+            4 => (-50i32..50, -50i32..50).prop_map(|(x, y)| Vec2::new(x as f32 * 2.0, y as f32 * 2.0)),
+            4 => (-100f32..100.0, -100f32..100.0).prop_map(|(x, y)| Vec2::new(x, y)),
+            1 => (-1e7f32..1e7, -1e7f32..1e7).prop_map(|(x, y)| Vec2::new(x, y)),
+        ]
+    }
+
+    proptest! {
+        /// About every unit, for a radius up to a cell's edge, the block of
+        /// cells about its cell finds the units its window finds, in the
+        /// same order (so steering, which reads either, finds the same
+        /// threats).
+        #[test]
+        fn a_cells_block_finds_what_its_units_windows_find(
+            points in prop::collection::vec(point(), 1..400),
+            cell in prop_oneof![Just(4.0f32), Just(8.0), 0.5f32..20.0],
+            share in prop_oneof![Just(1.0f32), 0.05f32..1.0],
+        ) {
+            let radius = cell * share;
+            let bounds = Bounds::new(Vec2::new(-60.0, -50.0), Vec2::new(70.0, 60.0));
+            let mut hash = SpatialHash::new(bounds, cell).expect("valid grid");
+            hash.rebuild(&points);
+            prop_assert!(hash.block_covers(radius));
+            for place in 0..points.len() {
+                let point = hash.sorted_position[place];
+                let by_window = within(&hash, point, radius, |visit| {
+                    hash.for_each_row_range(point, radius, visit);
+                });
+                let by_block = within(&hash, point, radius, |visit| {
+                    hash.for_each_block_run(hash.place_cells()[place], visit);
+                });
+                prop_assert_eq!(by_block, by_window, "place {} at {}", place, point);
+            }
+        }
     }
 }

@@ -155,6 +155,8 @@ fn steer_rows(
     );
     let spatial = world.spatial;
     let (places, rebuilt_at) = (spatial.places(), spatial.sorted_positions());
+    let place_cells = spatial.place_cells();
+    let by_block = spatial.block_covers(world.avoid_radius);
     let radius_sq = world.avoid_radius * world.avoid_radius;
     let counts = [(); 4].map(|()| AtomicUsize::new(0));
     for_each_chunk3(
@@ -216,9 +218,19 @@ fn steer_rows(
                     radius_sq,
                     skip: place,
                 };
-                spatial.for_each_row_range(rebuilt_at[place], world.avoid_radius, |run| {
-                    search.consider_run(movers, run, near);
-                });
+                // A radius within a cell: the block of cells about the
+                // unit's, found from the cell's number alone (the same rows
+                // within the radius, in the same order, as the window about
+                // its position, without converting the window's sides).
+                if by_block {
+                    spatial.for_each_block_run(place_cells[place], |run| {
+                        search.consider_run(movers, run, near);
+                    });
+                } else {
+                    spatial.for_each_row_range(rebuilt_at[place], world.avoid_radius, |run| {
+                        search.consider_run(movers, run, near);
+                    });
+                }
                 let Some(threat) = search.threat(movers) else {
                     let wanted = apply(Response::Clear, seek, &mut tally);
                     out.finish(offset, me.position, target, wanted, &mut tally);
