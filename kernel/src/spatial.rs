@@ -88,8 +88,13 @@ pub struct SpatialHash {
     height: usize,
     /// Index of the last column and row, as floats for clamping.
     last_cell: Vec2,
-    /// `cell_start[c]..cell_start[c + 1]` is cell `c`'s range in `order`.
+    /// `cell_start[pad + c]..cell_start[pad + c + 1]` is cell `c`'s range
+    /// in `order`; the `pad` entries before the grid's and those after are
+    /// empty cells, so that the block about a cell of the bottom or top
+    /// grid row needs no clipping.
     cell_start: Vec<u32>,
+    /// A grid row and one cell more.
+    pad: usize,
     /// Unit indices in cell order.
     order: Vec<u32>,
     /// Positions in cell order (`sorted_position[k]` is unit `order[k]`'s).
@@ -140,7 +145,8 @@ impl SpatialHash {
             width,
             height,
             last_cell: Vec2::new((width - 1) as f32, (height - 1) as f32),
-            cell_start: vec![0; width * height + 2],
+            cell_start: vec![0; width * height + 2 * (width + 1) + 2],
+            pad: width + 1,
             order: Vec::new(),
             sorted_position: Vec::new(),
             cell_of: Vec::new(),
@@ -242,11 +248,11 @@ impl SpatialHash {
         }
 
         // Counts land two places up so that, after the prefix sum and the
-        // scatter (which advances each cell's cursor), cell_start[c] is the
-        // start of cell c and cell_start[c + 1] its end.
+        // scatter (which advances each cell's cursor), cell_start[pad + c]
+        // is the start of cell c and cell_start[pad + c + 1] its end.
         self.cell_start.fill(0);
         for &cell in &cell_of {
-            self.cell_start[cell as usize + 2] += 1;
+            self.cell_start[self.pad + cell as usize + 2] += 1;
         }
         let (mut running, mut max_cell_units) = (0, 0);
         for start in &mut self.cell_start {
@@ -255,7 +261,7 @@ impl SpatialHash {
             *start = running;
         }
         for (unit, &cell) in cell_of.iter().enumerate() {
-            let cursor = &mut self.cell_start[cell as usize + 1];
+            let cursor = &mut self.cell_start[self.pad + cell as usize + 1];
             let place = *cursor as usize;
             *cursor += 1;
             self.order[place] = unit as u32;
@@ -305,40 +311,36 @@ impl SpatialHash {
 
     /// Whether the block of cells about a unit's cell
     /// ([`SpatialHash::for_each_block_run`]) holds every unit within
-    /// `radius` of it: a radius no longer than a cell's edge.
+    /// `radius` of it: a radius no longer than a cell's edge, on a grid at
+    /// least three cells wide.
     pub(crate) fn block_covers(&self, radius: f32) -> bool {
-        radius <= self.cell_size
+        radius <= self.cell_size && self.width >= 3
     }
 
-    /// Calls `visit` with each grid row's run of places in the block of
-    /// 3 × 3 cells about `cell` (clipped to the grid), bottom row first.
-    /// For a radius the
-    /// block covers ([`SpatialHash::block_covers`]) this is a superset of
-    /// [`SpatialHash::for_each_row_range`]'s window about any point of the
-    /// cell, each of that window's runs inside the block's run of the same
-    /// grid row, in the same order: a point in column `c` is at least
-    /// `c` cells' width from the origin, so the window's first column is
-    /// `c − 1` or more, and likewise its last `c + 1` or less (up to the
-    /// rounding of a point exactly on a cell's edge, where either window
-    /// may take in a neighbour the other leaves out). Integer arithmetic
-    /// only, the same for every unit of the cell.
+    /// Calls `visit` with three runs of places, bottom first: the cells
+    /// `cell − 1 ..= cell + 1` and those a grid row below and above. For a
+    /// radius the block covers ([`SpatialHash::block_covers`]) they hold
+    /// every unit within the radius of any point of `cell`, in the order
+    /// [`SpatialHash::for_each_row_range`]'s window about it visits them:
+    /// a point in column `c` is at least `c` cells' width from the origin,
+    /// so the window's first column is `c − 1` or more, and likewise its
+    /// last `c + 1` or less (up to the rounding of a point exactly on a
+    /// cell's edge, where either may take in a neighbour the other leaves
+    /// out). Nothing is clipped: below the bottom grid row and above the
+    /// top one the cells are empty, and a block about the first or last
+    /// column takes in a cell at the far end of the grid row beside it,
+    /// whose units are more than a cell away. Integer arithmetic only,
+    /// the same for every unit of the cell.
     #[inline]
     pub(crate) fn for_each_block_run(
         &self,
         cell: u32,
         mut visit: impl FnMut(std::ops::Range<usize>),
     ) {
-        // The grid has under 2^26 cells: `u32` division, shorter than
-        // `usize`'s.
-        let width = self.width as u32;
-        let (row, column) = ((cell / width) as usize, (cell % width) as usize);
-        let first_column = column.saturating_sub(1);
-        let end_column = (column + 2).min(self.width);
-        for block_row in row.saturating_sub(1)..(row + 2).min(self.height) {
-            let row_start = block_row * self.width;
-            let begin = self.cell_start[row_start + first_column] as usize;
-            let end = self.cell_start[row_start + end_column] as usize;
-            visit(begin..end);
+        let (centre, width) = (self.pad + cell as usize, self.width);
+        // A loop, not three calls: `visit` is inlined once.
+        for first in (centre - width - 1..centre + width).step_by(width) {
+            visit(self.cell_start[first] as usize..self.cell_start[first + 3] as usize);
         }
     }
 
@@ -360,8 +362,8 @@ impl SpatialHash {
         let [first_column, first_row, last_column, last_row] = self.window_cells(point, radius);
         for row in first_row..=last_row {
             let row_start = row * self.width;
-            let begin = self.cell_start[row_start + first_column] as usize;
-            let end = self.cell_start[row_start + last_column + 1] as usize;
+            let begin = self.cell_start[self.pad + row_start + first_column] as usize;
+            let end = self.cell_start[self.pad + row_start + last_column + 1] as usize;
             visit(begin..end);
         }
     }
