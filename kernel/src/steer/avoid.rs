@@ -376,11 +376,14 @@ impl ThreatSearch {
     #[must_use]
     #[inline]
     pub fn soonest(&mut self, movers: &MoverColumns) -> Option<(f32, usize)> {
-        self.test_full_groups(movers);
-        if self.queued > 0 {
-            self.test_group(movers, 0, self.queued);
-            self.queued = 0;
+        // The groups `test_full_groups` would test, then the rest, without
+        // moving the rest to the front (a `memmove` call).
+        let mut first = 0;
+        while first < self.queued {
+            self.test_group(movers, first, (self.queued - first).min(LANES));
+            first += LANES;
         }
+        self.queued = 0;
         self.soonest.map(|row| (self.soonest_time, row))
     }
 
