@@ -339,8 +339,10 @@ impl SpatialHash {
     ) {
         let (centre, width) = (self.pad + cell as usize, self.width);
         // A loop, not three calls: `visit` is inlined once.
-        for first in (centre - width - 1..centre + width).step_by(width) {
+        let mut first = centre - width - 1;
+        while first < centre + width {
             visit(self.cell_start[first] as usize..self.cell_start[first + 3] as usize);
+            first += width;
         }
     }
 
