@@ -8,9 +8,9 @@
 //! sort into one cell-ordered index array (`cell_start` prefix sums + `order`),
 //! with a cell-ordered copy of the positions beside it so a query streams
 //! through contiguous memory. Cells in one grid row are adjacent in that array,
-//! so a query window of any width costs one range per row. The cell of each
-//! place is kept too: a query about a unit with a radius within a cell needs
-//! no window, only the 3 × 3 block of cells about its own. Positions outside
+//! so a query window of any width costs one range per row. A query about a
+//! unit with a radius within a cell needs no window, only the 3 × 3 block of
+//! cells about its own (each unit's cell is kept from the rebuild). Positions outside
 //! the bounds (or NaN) are clamped into the border cells: clamping is monotone,
 //! so a clamped window still contains every unit within the radius, and only
 //! the stray units pay for the crowding. Nothing allocates once the buffers
@@ -99,11 +99,9 @@ pub struct SpatialHash {
     order: Vec<u32>,
     /// Positions in cell order (`sorted_position[k]` is unit `order[k]`'s).
     sorted_position: Vec<Vec2>,
-    /// Scratch: each unit's cell, then its place in `order`.
+    /// Each unit's cell, and its place in `order`.
     cell_of: Vec<u32>,
     place_of: Vec<u32>,
-    /// The cell of each place (`place_cell[k]` is unit `order[k]`'s).
-    place_cell: Vec<u32>,
 }
 
 /// Figures from one rebuild, for the stage report.
@@ -151,7 +149,6 @@ impl SpatialHash {
             sorted_position: Vec::new(),
             cell_of: Vec::new(),
             place_of: Vec::new(),
-            place_cell: Vec::new(),
         })
     }
 
@@ -187,12 +184,7 @@ impl SpatialHash {
 
     /// Grows every buffer to hold `units` so later rebuilds never allocate.
     pub fn reserve(&mut self, units: usize) {
-        for buffer in [
-            &mut self.order,
-            &mut self.cell_of,
-            &mut self.place_of,
-            &mut self.place_cell,
-        ] {
+        for buffer in [&mut self.order, &mut self.cell_of, &mut self.place_of] {
             buffer.reserve(units.saturating_sub(buffer.len()));
         }
         let have = self.sorted_position.len();
@@ -229,7 +221,6 @@ impl SpatialHash {
         );
         self.cell_of.resize(units, 0);
         self.place_of.resize(units, 0);
-        self.place_cell.resize(units, 0);
         self.order.resize(units, 0);
         self.sorted_position.resize(units, Vec2::ZERO);
 
@@ -251,23 +242,23 @@ impl SpatialHash {
         // scatter (which advances each cell's cursor), cell_start[pad + c]
         // is the start of cell c and cell_start[pad + c + 1] its end.
         self.cell_start.fill(0);
+        let grid = &mut self.cell_start[self.pad..];
         for &cell in &cell_of {
-            self.cell_start[self.pad + cell as usize + 2] += 1;
+            grid[cell as usize + 2] += 1;
         }
         let (mut running, mut max_cell_units) = (0, 0);
-        for start in &mut self.cell_start {
+        for start in grid.iter_mut() {
             max_cell_units = max_cell_units.max(*start);
             running += *start;
             *start = running;
         }
         for (unit, &cell) in cell_of.iter().enumerate() {
-            let cursor = &mut self.cell_start[self.pad + cell as usize + 1];
+            let cursor = &mut grid[cell as usize + 1];
             let place = *cursor as usize;
             *cursor += 1;
             self.order[place] = unit as u32;
             self.sorted_position[place] = positions[unit];
             self.place_of[unit] = place as u32;
-            self.place_cell[place] = cell;
         }
         self.cell_of = cell_of;
         RebuildStats {
@@ -292,6 +283,11 @@ impl SpatialHash {
             *unit = place as u32;
             *place_of = place as u32;
         }
+        // Unit k is in the cell whose range holds place k.
+        let cells = &self.cell_start[self.pad..];
+        for (cell, range) in cells.windows(2).enumerate() {
+            self.cell_of[range[0] as usize..range[1] as usize].fill(cell as u32);
+        }
     }
 
     /// Each unit's place in [`SpatialHash::order`] (the inverse permutation).
@@ -304,9 +300,9 @@ impl SpatialHash {
         &self.sorted_position
     }
 
-    /// The cell of each place, in place order.
-    pub(crate) fn place_cells(&self) -> &[u32] {
-        &self.place_cell
+    /// Each unit's cell.
+    pub(crate) fn cells(&self) -> &[u32] {
+        &self.cell_of
     }
 
     /// Whether the block of cells about a unit's cell
@@ -485,6 +481,27 @@ mod tests {
         ]
     }
 
+    /// After the units are renumbered in cell order, each unit's cell is
+    /// still the one it was hashed into.
+    #[test]
+    fn renumbered_units_keep_their_cells() {
+        let points: Vec<Vec2> = (0..500)
+            .map(|i| Vec2::new((i * 37 % 101) as f32 - 40.0, (i * 53 % 89) as f32 - 30.0))
+            .collect();
+        let bounds = Bounds::new(Vec2::splat(-50.0), Vec2::splat(60.0));
+        let mut hash = SpatialHash::new(bounds, 7.0).expect("valid grid");
+        hash.rebuild(&points);
+        let sorted: Vec<Vec2> = hash
+            .order()
+            .iter()
+            .map(|&unit| points[unit as usize])
+            .collect();
+        hash.renumber_in_cell_order();
+        for (unit, point) in sorted.iter().enumerate() {
+            assert_eq!(hash.cells()[unit], hash.cell_index(*point), "unit {unit}");
+        }
+    }
+
     proptest! {
         /// About every unit, for a radius up to a cell's edge, the block of
         /// cells about its cell finds the units its window finds, in the
@@ -507,7 +524,7 @@ mod tests {
                     hash.for_each_row_range(point, radius, visit);
                 });
                 let by_block = within(&hash, point, radius, |visit| {
-                    hash.for_each_block_run(hash.place_cells()[place], visit);
+                    hash.for_each_block_run(hash.cells()[hash.order[place] as usize], visit);
                 });
                 prop_assert_eq!(by_block, by_window, "place {} at {}", place, point);
             }

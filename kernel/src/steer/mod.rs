@@ -160,7 +160,7 @@ fn steer_rows(
     );
     let spatial = world.spatial;
     let (places, rebuilt_at) = (spatial.places(), spatial.sorted_positions());
-    let place_cells = spatial.place_cells();
+    let cells = spatial.cells();
     let by_block = spatial.block_covers(world.avoid_radius);
     let radius_sq = world.avoid_radius * world.avoid_radius;
     let counts = [(); 4].map(|()| AtomicUsize::new(0));
@@ -229,7 +229,7 @@ fn steer_rows(
                 // within the radius, in the same order, as the window about
                 // its position, without converting the window's sides).
                 if by_block {
-                    spatial.for_each_block_run(place_cells[place], |run| {
+                    spatial.for_each_block_run(cells[first + offset], |run| {
                         search.consider_run(movers, run, near);
                     });
                 } else {
