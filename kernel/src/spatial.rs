@@ -308,9 +308,10 @@ impl SpatialHash {
     /// Whether the block of cells about a unit's cell
     /// ([`SpatialHash::for_each_block_run`]) holds every unit within
     /// `radius` of it: a radius no longer than a cell's edge, on a grid at
-    /// least three cells wide.
+    /// least three cells wide. Not for a negative or NaN radius, for which
+    /// the window has no units.
     pub(crate) fn block_covers(&self, radius: f32) -> bool {
-        radius <= self.cell_size && self.width >= 3
+        (0.0..=self.cell_size).contains(&radius) && self.width >= 3
     }
 
     /// Calls `visit` with three runs of places, bottom first: the cells
@@ -518,6 +519,7 @@ mod tests {
             let mut hash = SpatialHash::new(bounds, cell).expect("valid grid");
             hash.rebuild(&points);
             prop_assert!(hash.block_covers(radius));
+            prop_assert!(!hash.block_covers(-radius.max(f32::MIN_POSITIVE)) && !hash.block_covers(f32::NAN));
             for place in 0..points.len() {
                 let point = hash.sorted_position[place];
                 let by_window = within(&hash, point, radius, |visit| {
