@@ -58,7 +58,12 @@ fn main() {
     let mut profile = Profile::parse(include_str!("../../profiles/default.toml"), "default.toml")
         .expect("the default profile parses");
     profile.scenario.units = UNITS;
-    let threads = std::thread::available_parallelism().map_or(1, usize::from);
+    // The world's pool takes in the calling thread, so the stages run on
+    // it: `RAYON_NUM_THREADS` must size it for the count to be one thread's.
+    let threads = std::env::var("RAYON_NUM_THREADS")
+        .ok()
+        .and_then(|threads| threads.parse().ok())
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from));
     let mut sim = scenario::build(&profile, threads).expect("the default profile builds");
     let dt = profile.run.dt;
     for _ in 0..2 {

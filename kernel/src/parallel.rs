@@ -125,21 +125,34 @@ pub fn for_each_chunk3<A: Send, B: Send, C: Send>(
     c: &mut [C],
     work: impl Fn(usize, &mut [A], &mut [B], &mut [C]) + Sync,
 ) {
+    for_each_chunk3_of(CHUNK_ROWS, a, b, c, work);
+}
+
+/// [`for_each_chunk3`] with chunks of `chunk_rows` rows (a constant of the
+/// pass, never the thread count): a pass whose rows cost much each ends
+/// sooner with smaller chunks, the last of which one thread runs alone.
+pub fn for_each_chunk3_of<A: Send, B: Send, C: Send>(
+    chunk_rows: usize,
+    a: &mut [A],
+    b: &mut [B],
+    c: &mut [C],
+    work: impl Fn(usize, &mut [A], &mut [B], &mut [C]) + Sync,
+) {
     assert!(
         a.len() == b.len() && b.len() == c.len(),
         "columns differ in length"
     );
-    let run = |(chunk, ((a, b), c)): ChunkOf3<'_, A, B, C>| work(chunk * CHUNK_ROWS, a, b, c);
+    let run = |(chunk, ((a, b), c)): ChunkOf3<'_, A, B, C>| work(chunk * chunk_rows, a, b, c);
     if a.len() < PARALLEL_MIN_ROWS {
-        a.chunks_mut(CHUNK_ROWS)
-            .zip(b.chunks_mut(CHUNK_ROWS))
-            .zip(c.chunks_mut(CHUNK_ROWS))
+        a.chunks_mut(chunk_rows)
+            .zip(b.chunks_mut(chunk_rows))
+            .zip(c.chunks_mut(chunk_rows))
             .enumerate()
             .for_each(run);
     } else {
-        a.par_chunks_mut(CHUNK_ROWS)
-            .zip(b.par_chunks_mut(CHUNK_ROWS))
-            .zip(c.par_chunks_mut(CHUNK_ROWS))
+        a.par_chunks_mut(chunk_rows)
+            .zip(b.par_chunks_mut(chunk_rows))
+            .zip(c.par_chunks_mut(chunk_rows))
             .enumerate()
             .for_each(run);
     }

@@ -8,7 +8,9 @@
 //! sort into one cell-ordered index array (`cell_start` prefix sums + `order`),
 //! with a cell-ordered copy of the positions beside it so a query streams
 //! through contiguous memory. Cells in one grid row are adjacent in that array,
-//! so a query window of any width costs one range per row. Positions outside
+//! so a query window of any width costs one range per row. A query about a
+//! unit with a radius within a cell needs no window, only the 3 × 3 block of
+//! cells about its own (each unit's cell is kept from the rebuild). Positions outside
 //! the bounds (or NaN) are clamped into the border cells: clamping is monotone,
 //! so a clamped window still contains every unit within the radius, and only
 //! the stray units pay for the crowding. Nothing allocates once the buffers
@@ -86,13 +88,18 @@ pub struct SpatialHash {
     height: usize,
     /// Index of the last column and row, as floats for clamping.
     last_cell: Vec2,
-    /// `cell_start[c]..cell_start[c + 1]` is cell `c`'s range in `order`.
+    /// `cell_start[pad + c]..cell_start[pad + c + 1]` is cell `c`'s range
+    /// in `order`; the `pad` entries before the grid's and those after are
+    /// empty cells, so that the block about a cell of the bottom or top
+    /// grid row needs no clipping.
     cell_start: Vec<u32>,
+    /// A grid row and one cell more.
+    pad: usize,
     /// Unit indices in cell order.
     order: Vec<u32>,
     /// Positions in cell order (`sorted_position[k]` is unit `order[k]`'s).
     sorted_position: Vec<Vec2>,
-    /// Scratch: each unit's cell, then its place in `order`.
+    /// Each unit's cell, and its place in `order`.
     cell_of: Vec<u32>,
     place_of: Vec<u32>,
 }
@@ -136,7 +143,8 @@ impl SpatialHash {
             width,
             height,
             last_cell: Vec2::new((width - 1) as f32, (height - 1) as f32),
-            cell_start: vec![0; width * height + 2],
+            cell_start: vec![0; width * height + 2 * (width + 1) + 2],
+            pad: width + 1,
             order: Vec::new(),
             sorted_position: Vec::new(),
             cell_of: Vec::new(),
@@ -231,20 +239,21 @@ impl SpatialHash {
         }
 
         // Counts land two places up so that, after the prefix sum and the
-        // scatter (which advances each cell's cursor), cell_start[c] is the
-        // start of cell c and cell_start[c + 1] its end.
+        // scatter (which advances each cell's cursor), cell_start[pad + c]
+        // is the start of cell c and cell_start[pad + c + 1] its end.
         self.cell_start.fill(0);
+        let grid = &mut self.cell_start[self.pad..];
         for &cell in &cell_of {
-            self.cell_start[cell as usize + 2] += 1;
+            grid[cell as usize + 2] += 1;
         }
         let (mut running, mut max_cell_units) = (0, 0);
-        for start in &mut self.cell_start {
+        for start in grid.iter_mut() {
             max_cell_units = max_cell_units.max(*start);
             running += *start;
             *start = running;
         }
         for (unit, &cell) in cell_of.iter().enumerate() {
-            let cursor = &mut self.cell_start[cell as usize + 1];
+            let cursor = &mut grid[cell as usize + 1];
             let place = *cursor as usize;
             *cursor += 1;
             self.order[place] = unit as u32;
@@ -274,6 +283,11 @@ impl SpatialHash {
             *unit = place as u32;
             *place_of = place as u32;
         }
+        // Unit k is in the cell whose range holds place k.
+        let cells = &self.cell_start[self.pad..];
+        for (cell, range) in cells.windows(2).enumerate() {
+            self.cell_of[range[0] as usize..range[1] as usize].fill(cell as u32);
+        }
     }
 
     /// Each unit's place in [`SpatialHash::order`] (the inverse permutation).
@@ -284,6 +298,49 @@ impl SpatialHash {
     /// The positions at rebuild, in place order.
     pub(crate) fn sorted_positions(&self) -> &[Vec2] {
         &self.sorted_position
+    }
+
+    /// Each unit's cell.
+    pub(crate) fn cells(&self) -> &[u32] {
+        &self.cell_of
+    }
+
+    /// Whether the block of cells about a unit's cell
+    /// ([`SpatialHash::for_each_block_run`]) holds every unit within
+    /// `radius` of it: a radius no longer than a cell's edge, on a grid at
+    /// least three cells wide. Not for a negative or NaN radius, for which
+    /// the window has no units.
+    pub(crate) fn block_covers(&self, radius: f32) -> bool {
+        (0.0..=self.cell_size).contains(&radius) && self.width >= 3
+    }
+
+    /// Calls `visit` with three runs of places, bottom first: the cells
+    /// `cell − 1 ..= cell + 1` and those a grid row below and above. For a
+    /// radius the block covers ([`SpatialHash::block_covers`]) they hold
+    /// every unit within the radius of any point of `cell`, in the order
+    /// [`SpatialHash::for_each_row_range`]'s window about it visits them:
+    /// a point in column `c` is at least `c` cells' width from the origin,
+    /// so the window's first column is `c − 1` or more, and likewise its
+    /// last `c + 1` or less (up to the rounding of a point exactly on a
+    /// cell's edge, where either may take in a neighbour the other leaves
+    /// out). Nothing is clipped: below the bottom grid row and above the
+    /// top one the cells are empty, and a block about the first or last
+    /// column takes in a cell at the far end of the grid row beside it,
+    /// whose units are more than a cell away. Integer arithmetic only,
+    /// the same for every unit of the cell.
+    #[inline]
+    pub(crate) fn for_each_block_run(
+        &self,
+        cell: u32,
+        mut visit: impl FnMut(std::ops::Range<usize>),
+    ) {
+        let (centre, width) = (self.pad + cell as usize, self.width);
+        // A loop, not three calls: `visit` is inlined once.
+        let mut first = centre - width - 1;
+        while first < centre + width {
+            visit(self.cell_start[first] as usize..self.cell_start[first + 3] as usize);
+            first += width;
+        }
     }
 
     /// Calls `visit` with the places of each grid row's run of cells that the
@@ -304,8 +361,8 @@ impl SpatialHash {
         let [first_column, first_row, last_column, last_row] = self.window_cells(point, radius);
         for row in first_row..=last_row {
             let row_start = row * self.width;
-            let begin = self.cell_start[row_start + first_column] as usize;
-            let end = self.cell_start[row_start + last_column + 1] as usize;
+            let begin = self.cell_start[self.pad + row_start + first_column] as usize;
+            let end = self.cell_start[self.pad + row_start + last_column + 1] as usize;
             visit(begin..end);
         }
     }
@@ -389,5 +446,90 @@ impl SpatialHash {
                 }
             }
         });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    /// The places within `radius` of `point` among those `runs` visits,
+    /// in visit order.
+    fn within(
+        hash: &SpatialHash,
+        point: Vec2,
+        radius: f32,
+        runs: impl FnOnce(&mut dyn FnMut(std::ops::Range<usize>)),
+    ) -> Vec<usize> {
+        let mut found = Vec::new();
+        runs(&mut |run: std::ops::Range<usize>| {
+            found.extend(run.filter(|&place| {
+                hash.sorted_position[place].distance_squared(point) <= radius * radius
+            }));
+        });
+        found
+    }
+
+    /// Points on a 2 m lattice (many exactly on cell edges), free points,
+    /// and points far outside the bounds.
+    fn point() -> impl Strategy<Value = Vec2> {
+        prop_oneof![
+            4 => (-50i32..50, -50i32..50).prop_map(|(x, y)| Vec2::new(x as f32 * 2.0, y as f32 * 2.0)),
+            4 => (-100f32..100.0, -100f32..100.0).prop_map(|(x, y)| Vec2::new(x, y)),
+            1 => (-1e7f32..1e7, -1e7f32..1e7).prop_map(|(x, y)| Vec2::new(x, y)),
+        ]
+    }
+
+    /// After the units are renumbered in cell order, each unit's cell is
+    /// still the one it was hashed into.
+    #[test]
+    fn renumbered_units_keep_their_cells() {
+        let points: Vec<Vec2> = (0..500)
+            .map(|i| Vec2::new((i * 37 % 101) as f32 - 40.0, (i * 53 % 89) as f32 - 30.0))
+            .collect();
+        let bounds = Bounds::new(Vec2::splat(-50.0), Vec2::splat(60.0));
+        let mut hash = SpatialHash::new(bounds, 7.0).expect("valid grid");
+        hash.rebuild(&points);
+        let sorted: Vec<Vec2> = hash
+            .order()
+            .iter()
+            .map(|&unit| points[unit as usize])
+            .collect();
+        hash.renumber_in_cell_order();
+        for (unit, point) in sorted.iter().enumerate() {
+            assert_eq!(hash.cells()[unit], hash.cell_index(*point), "unit {unit}");
+        }
+    }
+
+    proptest! {
+        /// About every unit, for a radius up to a cell's edge, the block of
+        /// cells about its cell finds the units its window finds, in the
+        /// same order (so steering, which reads either, finds the same
+        /// threats).
+        #[test]
+        fn a_cells_block_finds_what_its_units_windows_find(
+            points in prop::collection::vec(point(), 1..400),
+            cell in prop_oneof![Just(4.0f32), Just(8.0), 0.5f32..20.0],
+            share in prop_oneof![Just(1.0f32), 0.05f32..1.0],
+        ) {
+            let radius = cell * share;
+            let bounds = Bounds::new(Vec2::new(-60.0, -50.0), Vec2::new(70.0, 60.0));
+            let mut hash = SpatialHash::new(bounds, cell).expect("valid grid");
+            hash.rebuild(&points);
+            prop_assert!(hash.block_covers(radius));
+            prop_assert!(!hash.block_covers(-radius.max(f32::MIN_POSITIVE)) && !hash.block_covers(f32::NAN));
+            for place in 0..points.len() {
+                let point = hash.sorted_position[place];
+                let by_window = within(&hash, point, radius, |visit| {
+                    hash.for_each_row_range(point, radius, visit);
+                });
+                let by_block = within(&hash, point, radius, |visit| {
+                    hash.for_each_block_run(hash.cells()[hash.order[place] as usize], visit);
+                });
+                prop_assert_eq!(by_block, by_window, "place {} at {}", place, point);
+            }
+        }
     }
 }

@@ -17,6 +17,8 @@ use glam::{BVec4A, Vec2, Vec4};
 
 /// `tan(π/8)`: above this ratio the arctangent is taken about `π/4`.
 const TAN_PI_8: f32 = 0.414_213_57;
+/// Added to a float below 2^22 in size, rounds it to a whole number.
+const ROUNDING: f32 = 12_582_912.0;
 /// `π/2` in three parts; the first has 8 significant bits, so its product
 /// with a small quadrant number is exact (Cephes' `DP1..DP3`, doubled).
 const HALF_PI_PARTS: [f32; 3] = [1.570_312_5, 4.837_513e-4, 7.549_79e-8];
@@ -117,7 +119,12 @@ pub(crate) fn reduced_direction_lanes(angle: Vec4) -> (Vec4, Vec4) {
     // The quadrant's number, truncated as `as i32` does; its low two bits
     // from its floored remainders (two's complement's `& 1` and `& 2`).
     let k = (angle * FRAC_2_PI + Vec4::splat(0.5).copysign(angle)).trunc();
-    let modulo_4 = k - 4.0 * (k * 0.25).floor();
+    // `(k / 4).floor()`: `k / 4` is a whole number, or one and a quarter,
+    // half or three quarters; less 3/8 it is never half way between two,
+    // and adding 1.5 × 2^23 rounds it to the nearest (|k| ≤ 129 here), in
+    // three operations where SSE2's `floor` takes eleven.
+    let quarters = (k * 0.25 - 0.375 + ROUNDING) - ROUNDING;
+    let modulo_4 = k - 4.0 * quarters;
     let odd = modulo_4.cmpeq(Vec4::ONE) | modulo_4.cmpeq(Vec4::splat(3.0));
     let second_half: BVec4A = modulo_4.cmpge(Vec4::splat(2.0));
     let r = ((angle - k * HALF_PI_PARTS[0]) - k * HALF_PI_PARTS[1]) - k * HALF_PI_PARTS[2];

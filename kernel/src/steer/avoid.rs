@@ -192,7 +192,9 @@ pub struct ThreatSearch {
     /// The soonest threat's row.
     soonest: Option<usize>,
     /// Rows within the radius not tested yet, in visit order: the first
-    /// `queued`, never more than `QUEUE_ROWS - LANES` between sifts.
+    /// `queued`, never more than `QUEUE_ROWS - LANES` between sifts. Every
+    /// slot holds a row of the movers offered (0 at first, then rows a
+    /// sift wrote, kept or not), so any four slots can be loaded.
     queue: [u32; QUEUE_ROWS],
     queued: usize,
 }
@@ -291,10 +293,9 @@ impl ThreatSearch {
     /// Tests the `count` (1 to 4) queued rows from `first` on.
     #[inline]
     fn test_group(&mut self, movers: &MoverColumns, first: usize, count: usize) {
-        // Lanes past `count` repeat the first row and take no part.
-        let rows: [usize; LANES] = std::array::from_fn(|lane| {
-            self.queue[first + if lane < count { lane } else { 0 }] as usize
-        });
+        // Lanes past `count` hold rows queued earlier or left over (every
+        // slot holds a row of `movers`), and take no part.
+        let rows: [usize; LANES] = std::array::from_fn(|lane| self.queue[first + lane] as usize);
         if let Some(time) = self.soonest_in(movers, rows, FIRST_LANES[count]) {
             self.soonest_time = time.min_element();
             let lane = time.cmpeq(Vec4::splat(self.soonest_time)).bitmask();
@@ -375,11 +376,14 @@ impl ThreatSearch {
     #[must_use]
     #[inline]
     pub fn soonest(&mut self, movers: &MoverColumns) -> Option<(f32, usize)> {
-        self.test_full_groups(movers);
-        if self.queued > 0 {
-            self.test_group(movers, 0, self.queued);
-            self.queued = 0;
+        // The groups `test_full_groups` would test, then the rest, without
+        // moving the rest to the front (a `memmove` call).
+        let mut first = 0;
+        while first < self.queued {
+            self.test_group(movers, first, (self.queued - first).min(LANES));
+            first += LANES;
         }
+        self.queued = 0;
         self.soonest.map(|row| (self.soonest_time, row))
     }
 

@@ -31,7 +31,7 @@ use glam::{Vec2, Vec4};
 use super::drive_lanes::{LimitLanes, MotionLanes, drive_lanes};
 use super::{angles, walls};
 use crate::nav::WorldMap;
-use crate::parallel::for_each_chunk3;
+use crate::parallel::for_each_chunk3_of;
 use crate::vehicles::{ColumnsMut, Handling, VehicleKind};
 
 /// Reverse gear's top speed as a fraction of the forward one.
@@ -266,7 +266,8 @@ pub fn integrate_columns(
     let (moving, driving) = (AtomicUsize::new(0), AtomicUsize::new(0));
     let walled = AtomicUsize::new(0);
     let speed_fraction_sum = AtomicU64::new(0);
-    for_each_chunk3(
+    for_each_chunk3_of(
+        super::STEER_CHUNK_ROWS,
         columns.position,
         columns.velocity,
         columns.heading,
