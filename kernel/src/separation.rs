@@ -52,8 +52,10 @@
 //!    inv_other)`; immovable units have inverse mass 0, so the movable party
 //!    takes the full depth; pairs of two immovable units are skipped). Pairs
 //!    with a big unit are then handled on one thread in a fixed order: each
-//!    big unit queries the hash with its own radius, and big pairs are
-//!    tested all against all. A
+//!    big unit queries the hash with its own radius, and finds its big
+//!    partners in a list of the big units sorted by x (two shields can only
+//!    overlap if their centres' x differ by less than the sum of their
+//!    radii), so thousands of big units do not cost all `B²/2` pairs. A
 //!    unit moves by the **sum** of its pushes from movable partners times
 //!    [`RELAXATION`] plus the sum from immovable ones, applied only after
 //!    every pair has been measured; the pairs of a chunk are queued and
@@ -353,8 +355,8 @@ pub struct Separation {
     placed: Vec<Body>,
     /// Pushes in place order.
     pushes: Vec<Push>,
-    /// Places of units whose bounding radius exceeds a cell, in order.
-    big: Vec<u32>,
+    /// Units whose bounding radius exceeds a cell.
+    big: BigUnits,
     /// One flag per place: in a sweep from the active units, set on an
     /// inactive unit that an active one of another chunk found overlapping.
     marked: Marks,
@@ -528,7 +530,7 @@ impl Separation {
             unplaced: Vec::new(),
             placed: Vec::new(),
             pushes: Vec::new(),
-            big: Vec::new(),
+            big: BigUnits::default(),
             marked: Marks::default(),
         })
     }
@@ -551,7 +553,7 @@ impl Separation {
             .reserve(units.saturating_sub(self.unplaced.len()));
         self.placed.reserve(units.saturating_sub(self.placed.len()));
         self.pushes.reserve(units.saturating_sub(self.pushes.len()));
-        self.big.reserve(units.saturating_sub(self.big.len()));
+        self.big.reserve(units);
         let marks = &mut self.marked.0;
         marks.reserve(units.saturating_sub(marks.len()));
         self.local.reserve(units);
@@ -640,7 +642,7 @@ impl Separation {
                 unplace(placed, hash, position, unplaced);
                 local.rebuild(position);
                 place(unplaced, local, placed);
-                list_big(placed, big_above, big);
+                big.list(placed, big_above);
                 own_hash = true;
                 active = units;
                 slack = 0.0;
@@ -687,7 +689,7 @@ fn prepare_bodies(
     position: &[Vec2],
     big_radius: f32,
     placed: &mut [Body],
-    big: &mut Vec<u32>,
+    big: &mut BigUnits,
 ) -> ([Layer; 2], Option<f32>) {
     let Census { layers, any_big } = place_columns(input, position, big_radius, placed);
     for_each_chunk(placed, |_, rows| {
@@ -697,7 +699,7 @@ fn prepare_bodies(
     });
     // Without big units the list stays empty: no need to look for them.
     let big_above = any_big.then_some(big_radius);
-    list_big(placed, big_above, big);
+    big.list(placed, big_above);
     (layers, big_above)
 }
 
@@ -761,17 +763,6 @@ fn place(unplaced: &[Body], hash: &SpatialHash, placed: &mut [Body]) {
     });
 }
 
-/// Lists the places of big units in `placed`, those with a radius above
-/// `big_above` (`None`: there are none).
-fn list_big(placed: &[Body], big_above: Option<f32>, big: &mut Vec<u32>) {
-    big.clear();
-    if let Some(big_radius) = big_above {
-        big.extend(
-            (0..placed.len() as u32).filter(|&place| placed[place as usize].radius > big_radius),
-        );
-    }
-}
-
 /// Writes the ground positions of `placed` (in `hash`'s place order) back to
 /// the unit-ordered `position`.
 fn write_back(placed: &[Body], hash: &SpatialHash, position: &mut [Vec2]) {
@@ -783,9 +774,102 @@ fn write_back(placed: &[Body], hash: &SpatialHash, position: &mut [Vec2]) {
     });
 }
 
+/// The big units (bounding radius above the hash cell) and their scratch.
+/// Their pairs are tested on one thread in a fixed order, both sides at
+/// once: with small units from a window of the hash about each big unit;
+/// with each other from a list sorted by x, so that thousands of big units
+/// (a cell chosen smaller than the helicopters' shields, say) cost
+/// `B log B` and the pairs within reach on the x axis, not all `B²/2`
+/// pairs.
+#[derive(Clone, Debug, Default)]
+struct BigUnits {
+    /// Their places, in order.
+    places: Vec<u32>,
+    /// The same places sorted by centre x (NaN first, then by place).
+    by_x: Vec<u32>,
+    /// One big unit's big partners at later places.
+    partners: Vec<u32>,
+}
+
+impl BigUnits {
+    /// Grows the scratch to `units`, so passes never allocate.
+    fn reserve(&mut self, units: usize) {
+        for list in [&mut self.places, &mut self.by_x, &mut self.partners] {
+            list.reserve(units.saturating_sub(list.len()));
+        }
+    }
+
+    /// Lists the places of big units in `placed`, those with a radius above
+    /// `big_above` (`None`: there are none).
+    fn list(&mut self, placed: &[Body], big_above: Option<f32>) {
+        self.places.clear();
+        if let Some(big_radius) = big_above {
+            self.places.extend(
+                (0..placed.len() as u32)
+                    .filter(|&place| placed[place as usize].radius > big_radius),
+            );
+        }
+    }
+
+    /// Tests and pushes every pair with a big unit, in the order of the big
+    /// units' places and, for each, of its partners' places.
+    fn push_pairs(&mut self, context: &Context<'_>, pushes: &mut [Push]) {
+        if self.places.is_empty() {
+            return;
+        }
+        let bodies = context.bodies;
+        let x = |place: u32| bodies[place as usize].centre.x;
+        self.by_x.clone_from(&self.places);
+        self.by_x.sort_unstable_by(|&a, &b| {
+            let nan_first = x(b).is_nan().cmp(&x(a).is_nan());
+            nan_first.then(x(a).total_cmp(&x(b))).then(a.cmp(&b))
+        });
+        let widest = self.places.iter().fold(0.0_f32, |widest, &place| {
+            widest.max(bodies[place as usize].radius)
+        });
+        for &unit in &self.places {
+            let unit = unit as usize;
+            let own = &bodies[unit];
+            let search = context.search(own);
+            let examined = for_each_candidate(context, unit, search, unit..unit + 1, |other| {
+                push_pair(unit, other, context, pushes);
+            });
+            pushes[unit].tested += examined;
+            // Two shields overlap only if their centres' x differ by less
+            // than the sum of their radii (rounding is monotone): the
+            // partners lie in one stretch of `by_x`. NaN centres come first
+            // and count as too far left.
+            let reach = own.radius + widest;
+            let left_of = |place: &u32| {
+                let offset = x(*place) - own.centre.x;
+                offset <= -reach || offset.is_nan()
+            };
+            let from = self.by_x.partition_point(left_of);
+            self.partners.clear();
+            for &other in &self.by_x[from..] {
+                if x(other) - own.centre.x >= reach {
+                    break;
+                }
+                pushes[unit].tested += 1;
+                if other as usize > unit {
+                    self.partners.push(other);
+                }
+            }
+            self.partners.sort_unstable();
+            for &other in &self.partners {
+                let other = other as usize;
+                let them = &bodies[other];
+                if may_overlap(own, them, them.centre - own.centre) {
+                    push_pair(unit, other, context, pushes);
+                }
+            }
+        }
+    }
+}
+
 /// Measures every unit's push from the current positions into `pushes`
 /// (place order) and returns the totals.
-fn sweep(context: &Context<'_>, big: &[u32], pushes: &mut [Push]) -> Sweep {
+fn sweep(context: &Context<'_>, big: &mut BigUnits, pushes: &mut [Push]) -> Sweep {
     for_each_chunk_of(pushes, context.chunk_rows, |first, rows| {
         rows.fill(Push::default());
         if context.measure_only {
@@ -799,23 +883,7 @@ fn sweep(context: &Context<'_>, big: &[u32], pushes: &mut [Push]) -> Sweep {
             push_marked(first, rows, context);
         });
     }
-    // Pairs with a big unit: one thread, fixed order, both sides at once.
-    for (index, &unit) in big.iter().enumerate() {
-        let unit = unit as usize;
-        let search = context.search(&context.bodies[unit]);
-        let examined = for_each_candidate(context, unit, search, unit..unit + 1, |other| {
-            push_pair(unit, other, context, pushes);
-        });
-        pushes[unit].tested += examined;
-        for &other in &big[index + 1..] {
-            let other = other as usize;
-            let (a, b) = (&context.bodies[unit], &context.bodies[other]);
-            pushes[unit].tested += 1;
-            if may_overlap(a, b, b.centre - a.centre) {
-                push_pair(unit, other, context, pushes);
-            }
-        }
-    }
+    big.push_pairs(context, pushes);
     let mut total = fold_chunks(pushes, Sweep::default(), Sweep::with, Sweep::combine);
     total.largest_push = total.largest_push.sqrt();
     total
