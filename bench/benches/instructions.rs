@@ -170,15 +170,7 @@ fn dense_crowd(size: ShieldSize) -> DenseCrowd {
 #[bench::units_8k(args = (ShieldSize::SemiAxes2To6m), setup = dense_crowd)]
 #[bench::across_2_6m_8k(args = (ShieldSize::Across2To6m), setup = dense_crowd)]
 fn separation_dense(mut dense: DenseCrowd) -> DenseCrowd {
-    let input = SeparationInput {
-        altitude: &dense.crowd.altitude,
-        heading: &dense.crowd.heading,
-        shield: &dense.crowd.shield,
-        inv_mass: &dense.crowd.inv_mass,
-        spatial: &dense.spatial,
-        max_travel: 0.0,
-        terrain: None,
-    };
+    let input = dense.crowd.input(&dense.spatial);
     black_box(dense.separation.pass(input, &mut dense.position));
     dense
 }

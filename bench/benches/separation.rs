@@ -106,41 +106,21 @@ fn separation(c: &mut Criterion) {
         let crowd = shield_crowd(UNITS, size);
         let mut hash = SpatialHash::new(crowd.bounds, crowd.cell).expect("valid grid");
         hash.rebuild(&crowd.position);
-        let input = SeparationInput {
-            altitude: &crowd.altitude,
-            heading: &crowd.heading,
-            shield: &crowd.shield,
-            inv_mass: &crowd.inv_mass,
-            spatial: &hash,
-            max_travel: 0.0,
-            terrain: None,
-        };
+        let input = crowd.input(&hash);
         let mut separation = Separation::new(crowd.bounds, crowd.cell, 1).expect("valid grid");
         separation.reserve(UNITS);
         let pairs = pairs_within_bounding_spheres(&crowd);
         report(&crowd, size, &pairs, &mut separation, input);
-        group.bench_function(
-            BenchmarkId::new(format!("one_iteration{name}"), UNITS),
-            |b| {
+        for (iterations, pushes) in [(1, "one_iteration"), (2, "two_iterations")] {
+            separation.set_iterations(iterations);
+            group.bench_function(BenchmarkId::new(format!("{pushes}{name}"), UNITS), |b| {
                 b.iter_batched_ref(
                     || crowd.position.clone(),
                     |position| black_box(separation.pass(input, position)),
                     BatchSize::LargeInput,
                 );
-            },
-        );
-        separation.set_iterations(2);
-        group.bench_function(
-            BenchmarkId::new(format!("two_iterations{name}"), UNITS),
-            |b| {
-                b.iter_batched_ref(
-                    || crowd.position.clone(),
-                    |position| black_box(separation.pass(input, position)),
-                    BatchSize::LargeInput,
-                );
-            },
-        );
-        separation.set_iterations(1);
+            });
+        }
         let quads = lanes(&pairs);
         group.bench_function(
             BenchmarkId::new(format!("exact_tests_alone{name}"), UNITS),

@@ -54,15 +54,7 @@ fn main() {
     let crowd = shield_crowd(UNITS, size);
     let mut hash = SpatialHash::new(crowd.bounds, crowd.cell).expect("valid grid");
     hash.rebuild(&crowd.position);
-    let input = SeparationInput {
-        altitude: &crowd.altitude,
-        heading: &crowd.heading,
-        shield: &crowd.shield,
-        inv_mass: &crowd.inv_mass,
-        spatial: &hash,
-        max_travel: 0.0,
-        terrain: None,
-    };
+    let input = crowd.input(&hash);
     let mut separation = Separation::new(crowd.bounds, crowd.cell, 1).expect("valid grid");
     separation.reserve(UNITS);
     let mut position = crowd.position.clone();

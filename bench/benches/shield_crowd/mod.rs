@@ -3,6 +3,7 @@
 
 use convoy::glam::{Vec2, Vec3};
 use convoy::random::unit_f32;
+use convoy::separation::SeparationInput;
 use convoy::{Bounds, SpatialHash};
 
 /// How big the crowd's shields are. The separation issue asks for "shields
@@ -41,6 +42,22 @@ pub struct ShieldCrowd {
     pub bounds: Bounds,
     /// The tick hash's cell: the largest bounding radius.
     pub cell: f32,
+}
+
+impl ShieldCrowd {
+    /// The crowd's columns as separation reads them, hashed in `spatial`,
+    /// nothing moved since (`max_travel` 0), no terrain.
+    pub fn input<'a>(&'a self, spatial: &'a SpatialHash) -> SeparationInput<'a> {
+        SeparationInput {
+            altitude: &self.altitude,
+            heading: &self.heading,
+            shield: &self.shield,
+            inv_mass: &self.inv_mass,
+            spatial,
+            max_travel: 0.0,
+            terrain: None,
+        }
+    }
 }
 
 /// The shield crowd of `units` units (seeded).
