@@ -152,10 +152,8 @@ struct DenseCrowd {
 /// Setup (not counted): the crowd, its hash, and separation scratch grown.
 fn dense_crowd(size: ShieldSize) -> DenseCrowd {
     let crowd = shield_crowd(8_000, size);
-    let mut spatial = SpatialHash::new(crowd.bounds, crowd.cell).expect("valid grid");
-    spatial.rebuild(&crowd.position);
-    let mut separation = Separation::new(crowd.bounds, crowd.cell, 1).expect("valid grid");
-    separation.reserve(crowd.position.len());
+    let spatial = crowd.hash();
+    let separation = crowd.separation();
     let position = crowd.position.clone();
     DenseCrowd {
         crowd,

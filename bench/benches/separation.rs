@@ -28,7 +28,6 @@ mod shield_crowd;
 
 use std::hint::black_box;
 
-use convoy::SpatialHash;
 use convoy::ellipsoid::{
     Ellipsoid, Offsets4, Shapes4, contact_functions_until, depth_along_centre_line, overlaps,
 };
@@ -104,11 +103,9 @@ fn separation(c: &mut Criterion) {
         (ShieldSize::Across2To6m, "_across_2_6m"),
     ] {
         let crowd = shield_crowd(UNITS, size);
-        let mut hash = SpatialHash::new(crowd.bounds, crowd.cell).expect("valid grid");
-        hash.rebuild(&crowd.position);
+        let hash = crowd.hash();
         let input = crowd.input(&hash);
-        let mut separation = Separation::new(crowd.bounds, crowd.cell, 1).expect("valid grid");
-        separation.reserve(UNITS);
+        let mut separation = crowd.separation();
         let pairs = pairs_within_bounding_spheres(&crowd);
         report(&crowd, size, &pairs, &mut separation, input);
         for (iterations, pushes) in [(1, "one_iteration"), (2, "two_iterations")] {

@@ -21,7 +21,6 @@ mod shield_crowd;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-use convoy::SpatialHash;
 use convoy::glam::Vec2;
 use convoy::separation::{Separation, SeparationInput};
 use shield_crowd::{ShieldSize, shield_crowd};
@@ -52,11 +51,9 @@ fn main() {
     };
     let timed = args.iter().any(|arg| arg == "--time");
     let crowd = shield_crowd(UNITS, size);
-    let mut hash = SpatialHash::new(crowd.bounds, crowd.cell).expect("valid grid");
-    hash.rebuild(&crowd.position);
+    let hash = crowd.hash();
     let input = crowd.input(&hash);
-    let mut separation = Separation::new(crowd.bounds, crowd.cell, 1).expect("valid grid");
-    separation.reserve(UNITS);
+    let mut separation = crowd.separation();
     let mut position = crowd.position.clone();
     // Warm-up: grows nothing (reserved), but touches every buffer once.
     run_once(&mut separation, input, &crowd.position, &mut position);

@@ -3,7 +3,7 @@
 
 use convoy::glam::{Vec2, Vec3};
 use convoy::random::unit_f32;
-use convoy::separation::SeparationInput;
+use convoy::separation::{Separation, SeparationInput};
 use convoy::{Bounds, SpatialHash};
 
 /// How big the crowd's shields are. The separation issue asks for "shields
@@ -45,6 +45,20 @@ pub struct ShieldCrowd {
 }
 
 impl ShieldCrowd {
+    /// The tick hash of the crowd's positions.
+    pub fn hash(&self) -> SpatialHash {
+        let mut hash = SpatialHash::new(self.bounds, self.cell).expect("valid grid");
+        hash.rebuild(&self.position);
+        hash
+    }
+
+    /// Separation scratch for the crowd, one push a pass, grown to its size.
+    pub fn separation(&self) -> Separation {
+        let mut separation = Separation::new(self.bounds, self.cell, 1).expect("valid grid");
+        separation.reserve(self.position.len());
+        separation
+    }
+
     /// The crowd's columns as separation reads them, hashed in `spatial`,
     /// nothing moved since (`max_travel` 0), no terrain.
     pub fn input<'a>(&'a self, spatial: &'a SpatialHash) -> SeparationInput<'a> {
