@@ -24,9 +24,11 @@
 
 use std::ops::Range;
 
-use glam::{BVec4A, Vec2, Vec3, Vec4};
+use glam::{Vec2, Vec3, Vec4};
 
-use super::movers::{LANES, MoverColumns, MoverLanes};
+use wide::f32x8;
+
+use super::movers::{LANES, MoverColumns, MoverLanes, SEARCH_LANES};
 
 /// Threats further ahead in time than this are ignored, seconds (the
 /// paper's 10 in its blend formula).
@@ -148,42 +150,53 @@ pub struct Near {
 /// The searching unit, each value in every lane.
 #[derive(Clone, Copy, Debug)]
 struct OwnLanes {
-    x: Vec4,
-    y: Vec4,
+    x: f32x8,
+    y: f32x8,
     /// Predicted velocity.
-    vx: Vec4,
-    vy: Vec4,
+    vx: f32x8,
+    vy: f32x8,
     /// Half the core segment, along the hull, and its length squared.
-    half_axis_x: Vec4,
-    half_axis_y: Vec4,
-    half_axis_sq: Vec4,
+    half_axis_x: f32x8,
+    half_axis_y: f32x8,
+    half_axis_sq: f32x8,
     /// Bounding radius plus [`CLEARANCE_M`].
-    reach: Vec4,
-    half_width: Vec4,
-    altitude: Vec4,
-    half_height: Vec4,
+    reach: f32x8,
+    half_width: f32x8,
+    altitude: f32x8,
+    half_height: f32x8,
 }
 
+/// A lane mask with every bit set.
+const ALL_BITS: f32 = f32::from_bits(u32::MAX);
+
 /// `FIRST_LANES[n]`: all bits in lanes `0..n`, none in the others.
-const FIRST_LANES: [BVec4A; LANES + 1] = [
-    BVec4A::new(false, false, false, false),
-    BVec4A::new(true, false, false, false),
-    BVec4A::new(true, true, false, false),
-    BVec4A::new(true, true, true, false),
-    BVec4A::new(true, true, true, true),
-];
+const FIRST_LANES: [f32x8; SEARCH_LANES + 1] = {
+    let mut table = [f32x8::ZERO; SEARCH_LANES + 1];
+    let mut count = 0;
+    while count <= SEARCH_LANES {
+        let mut lanes = [0.0; SEARCH_LANES];
+        let mut lane = 0;
+        while lane < count {
+            lanes[lane] = ALL_BITS;
+            lane += 1;
+        }
+        table[count] = f32x8::new(lanes);
+        count += 1;
+    }
+    table
+};
 
 /// Keeps the soonest colliding neighbour of `me` (whose `velocity` is the
 /// predicted one) among the rows offered to [`ThreatSearch::consider_run`].
 ///
 /// Two passes, so that the costly tests run on full lanes: the rows of
-/// each run are sifted four at a time by distance alone (two loads a
-/// field, as the rows are consecutive), and the rows within the radius
-/// queue up, in visit order, to be tested four at a time with everything
-/// else (their fields gathered row by row). A query's ~3 runs hold a few
-/// rows each, and only about a third of them are within the radius: a
-/// group per run tested in full had a third of its lanes empty, and most
-/// of the rest out of range.
+/// each run are sifted eight at a time by distance alone (one load a
+/// coordinate, as the rows are consecutive), and the rows within the
+/// radius queue up, in visit order, to be tested eight at a time with
+/// everything else (their fields gathered row by row). A query's ~3 runs
+/// hold a few rows each, and only about a third of them are within the
+/// radius: a group per run tested in full had a third of its lanes empty,
+/// and most of the rest out of range.
 #[derive(Clone, Copy, Debug)]
 pub struct ThreatSearch {
     me: OwnLanes,
@@ -192,26 +205,27 @@ pub struct ThreatSearch {
     /// The soonest threat's row.
     soonest: Option<usize>,
     /// Rows within the radius not tested yet, in visit order: the first
-    /// `queued`, never more than `QUEUE_ROWS - LANES` between sifts. Every
-    /// slot holds a row of the movers offered (0 at first, then rows a
-    /// sift wrote, kept or not), so any four slots can be loaded.
+    /// `queued`, never more than `QUEUE_ROWS - SEARCH_LANES` between
+    /// sifts. Every slot holds a row of the movers offered (0 at first,
+    /// then rows a sift wrote, kept or not), so any eight slots can be
+    /// loaded.
     queue: [u32; QUEUE_ROWS],
     queued: usize,
 }
 
 /// Rows a search queues before it tests them: enough for all of a query's
 /// rows within the radius at the shipped densities (about 8), so the
-/// tests run once per query, in one loop, instead of whenever four are
-/// queued (a branch taken at random).
+/// tests run once per query, in one loop, instead of whenever a group is
+/// queued (a branch taken at random). A multiple of [`SEARCH_LANES`].
 const QUEUE_ROWS: usize = 32;
 
 /// `QUEUED_LANES[mask]`: the lanes set in `mask`, in order, then zeros.
-const QUEUED_LANES: [[u32; LANES]; 1 << LANES] = {
-    let mut table = [[0; LANES]; 1 << LANES];
+const QUEUED_LANES: [[u32; SEARCH_LANES]; 1 << SEARCH_LANES] = {
+    let mut table = [[0; SEARCH_LANES]; 1 << SEARCH_LANES];
     let mut mask = 0;
-    while mask < 1 << LANES {
+    while mask < 1 << SEARCH_LANES {
         let (mut lane, mut count) = (0, 0);
-        while lane < LANES {
+        while lane < SEARCH_LANES {
             if mask & (1 << lane) != 0 {
                 table[mask][count] = lane as u32;
                 count += 1;
@@ -233,17 +247,17 @@ impl ThreatSearch {
         let half_axis = me.half_axis();
         ThreatSearch {
             me: OwnLanes {
-                x: Vec4::splat(me.position.x),
-                y: Vec4::splat(me.position.y),
-                vx: Vec4::splat(predicted.x),
-                vy: Vec4::splat(predicted.y),
-                half_axis_x: Vec4::splat(half_axis.x),
-                half_axis_y: Vec4::splat(half_axis.y),
-                half_axis_sq: Vec4::splat(half_axis.length_squared()),
-                reach: Vec4::splat(me.bounding_radius + CLEARANCE_M),
-                half_width: Vec4::splat(me.half_width),
-                altitude: Vec4::splat(me.altitude),
-                half_height: Vec4::splat(me.half_height),
+                x: f32x8::splat(me.position.x),
+                y: f32x8::splat(me.position.y),
+                vx: f32x8::splat(predicted.x),
+                vy: f32x8::splat(predicted.y),
+                half_axis_x: f32x8::splat(half_axis.x),
+                half_axis_y: f32x8::splat(half_axis.y),
+                half_axis_sq: f32x8::splat(half_axis.length_squared()),
+                reach: f32x8::splat(me.bounding_radius + CLEARANCE_M),
+                half_width: f32x8::splat(me.half_width),
+                altitude: f32x8::splat(me.altitude),
+                half_height: f32x8::splat(me.half_height),
             },
             soonest_time: HORIZON_S,
             soonest: None,
@@ -252,68 +266,71 @@ impl ThreatSearch {
         }
     }
 
-    /// Offers the rows `run` of `movers` within `near`: sifts them four at
-    /// a time by distance and tests those within the radius whenever four
-    /// are queued. Rows keep their order: of equally soon threats the first
-    /// row's is kept.
+    /// Offers the rows `run` of `movers` within `near`: sifts them eight at
+    /// a time by distance and tests those within the radius whenever
+    /// enough are queued. Rows keep their order: of equally soon threats
+    /// the first row's is kept.
     #[inline]
     pub fn consider_run(&mut self, movers: &MoverColumns, run: Range<usize>, near: Near) {
-        let radius_sq = Vec4::splat(near.radius_sq);
+        let radius_sq = f32x8::splat(near.radius_sq);
         let mut start = run.start;
         while start < run.end {
             let (x, y) = movers.positions(start);
             let (offset_x, offset_y) = (x - self.me.x, y - self.me.y);
-            let within = (offset_x * offset_x + offset_y * offset_y).cmple(radius_sq);
+            let within = (offset_x * offset_x + offset_y * offset_y).simd_le(radius_sq);
             // Rows past the run's end, and the unit's own row, take no part.
-            let mut keep = (within & FIRST_LANES[(run.end - start).min(LANES)]).bitmask();
-            keep &= !(1 << near.skip.wrapping_sub(start).min(LANES));
-            // Branch-free: all four slots written, the kept ones first.
+            let mut keep = within.to_bitmask() & ((1 << (run.end - start).min(SEARCH_LANES)) - 1);
+            keep &= !(1 << near.skip.wrapping_sub(start).min(SEARCH_LANES));
+            // Branch-free: all eight slots written, the kept ones first.
             let kept = QUEUED_LANES[keep as usize].map(|lane| start as u32 + lane);
-            self.queue[self.queued..self.queued + LANES].copy_from_slice(&kept);
+            self.queue[self.queued..self.queued + SEARCH_LANES].copy_from_slice(&kept);
             self.queued += keep.count_ones() as usize;
-            if self.queued > QUEUE_ROWS - LANES {
+            if self.queued > QUEUE_ROWS - SEARCH_LANES {
                 self.test_full_groups(movers);
             }
-            start += LANES;
+            start += SEARCH_LANES;
         }
     }
 
-    /// Tests the queued rows four at a time, up to the last multiple of
-    /// four, and keeps the rest queued.
+    /// Tests the queued rows eight at a time, up to the last multiple of
+    /// eight, and keeps the rest queued.
     #[inline]
     fn test_full_groups(&mut self, movers: &MoverColumns) {
-        let tested = self.queued - self.queued % LANES;
-        for first in (0..tested).step_by(LANES) {
-            self.test_group(movers, first, LANES);
+        let tested = self.queued - self.queued % SEARCH_LANES;
+        for first in (0..tested).step_by(SEARCH_LANES) {
+            self.test_group(movers, first, SEARCH_LANES);
         }
         self.queue.copy_within(tested..self.queued, 0);
         self.queued -= tested;
     }
 
-    /// Tests the `count` (1 to 4) queued rows from `first` on.
+    /// Tests the `count` (1 to 8) queued rows from `first` on.
     #[inline]
     fn test_group(&mut self, movers: &MoverColumns, first: usize, count: usize) {
         // Lanes past `count` hold rows queued earlier or left over (every
         // slot holds a row of `movers`), and take no part.
-        let rows: [usize; LANES] = std::array::from_fn(|lane| self.queue[first + lane] as usize);
+        let rows: [usize; SEARCH_LANES] =
+            std::array::from_fn(|lane| self.queue[first + lane] as usize);
         if let Some(time) = self.soonest_in(movers, rows, FIRST_LANES[count]) {
-            self.soonest_time = time.min_element();
-            let lane = time.cmpeq(Vec4::splat(self.soonest_time)).bitmask();
+            // No NaN: every lane is a time below the soonest or infinite.
+            self.soonest_time = time.to_array().into_iter().fold(f32::INFINITY, f32::min);
+            let lane = time.simd_eq(f32x8::splat(self.soonest_time)).to_bitmask();
             self.soonest = Some(rows[lane.trailing_zeros() as usize]);
         }
     }
 
-    /// For the four `rows` of `movers`, those `in_queue` selects: the times of those that collide sooner than the soonest so
-    /// far (other lanes infinite), or `None` if none does. The cheap tests
-    /// first (time of nearest approach, bounding spheres, height), the
-    /// capsules only if a row is left.
+    /// For the eight `rows` of `movers`, those `in_queue` selects: the
+    /// times of those that collide sooner than the soonest so far (other
+    /// lanes infinite), or `None` if none does. The cheap tests first (time
+    /// of nearest approach, bounding spheres, height), the capsules only if
+    /// a row is left.
     #[inline]
     fn soonest_in(
         &self,
         movers: &MoverColumns,
-        rows: [usize; LANES],
-        in_queue: BVec4A,
-    ) -> Option<Vec4> {
+        rows: [usize; SEARCH_LANES],
+        in_queue: f32x8,
+    ) -> Option<f32x8> {
         let me = &self.me;
         let them: MoverLanes = movers.lanes(rows);
         let offset_x = them.x - me.x;
@@ -327,13 +344,12 @@ impl ThreatSearch {
         // the unit back toward the other, and the two would dither on the
         // edge of the capsule test for ever). Pairs keeping pace (side by
         // side) are still tested where they stand.
-        let parting = approach.cmple(Vec4::ZERO)
-            & closing_sq.cmpgt(Vec4::splat(SEPARATING_SPEED * SEPARATING_SPEED));
-        let time = Vec4::select(
-            closing_sq.cmpgt(Vec4::splat(1e-12)),
-            (approach / closing_sq).max(Vec4::ZERO),
-            Vec4::ZERO,
-        );
+        let parting = approach.simd_le(f32x8::ZERO)
+            & closing_sq.simd_gt(f32x8::splat(SEPARATING_SPEED * SEPARATING_SPEED));
+        // `fast_max`: a NaN quotient gives 0, as `maxps` does.
+        let time = closing_sq
+            .simd_gt(f32x8::splat(1e-12))
+            .select((approach / closing_sq).fast_max(f32x8::ZERO), f32x8::ZERO);
         // Where the other is, relative to me, at the nearest approach.
         let gap_x = offset_x + closing_x * time;
         let gap_y = offset_y + closing_y * time;
@@ -341,18 +357,20 @@ impl ThreatSearch {
         let reach = me.reach + them.bounding_radius;
         let level = (them.altitude - me.altitude)
             .abs()
-            .cmplt(me.half_height + them.half_height);
+            .simd_lt(me.half_height + them.half_height);
         let spheres_meet = in_queue
             & !parting
-            & time.cmplt(Vec4::splat(self.soonest_time))
-            & gap_sq.cmple(reach * reach)
+            & time.simd_lt(f32x8::splat(self.soonest_time))
+            & gap_sq.simd_le(reach * reach)
             & level;
         if !spheres_meet.any() {
             return None;
         }
         // The margin is for units closing in; neighbours keeping their
         // distance (nearest approach now) threaten only by touching.
-        let margin = Vec4::select(time.cmpgt(Vec4::ZERO), Vec4::splat(CLEARANCE_M), Vec4::ZERO);
+        let margin = time
+            .simd_gt(f32x8::ZERO)
+            .select(f32x8::splat(CLEARANCE_M), f32x8::ZERO);
         let touch = me.half_width + them.half_width + margin;
         let hulls = movers.hull_lanes(rows);
         let theirs = (
@@ -368,7 +386,7 @@ impl ThreatSearch {
             );
         capsules_meet
             .any()
-            .then(|| Vec4::select(capsules_meet, time, Vec4::INFINITY))
+            .then(|| capsules_meet.select(time, f32x8::INFINITY))
     }
 
     /// The soonest threat among the rows offered, as its time and row
@@ -380,8 +398,8 @@ impl ThreatSearch {
         // moving the rest to the front (a `memmove` call).
         let mut first = 0;
         while first < self.queued {
-            self.test_group(movers, first, (self.queued - first).min(LANES));
-            first += LANES;
+            self.test_group(movers, first, (self.queued - first).min(SEARCH_LANES));
+            first += SEARCH_LANES;
         }
         self.queued = 0;
         self.soonest.map(|row| (self.soonest_time, row))
@@ -398,7 +416,7 @@ impl ThreatSearch {
     }
 }
 
-/// In four lanes: whether two segments, one from `−mine` to `mine` about
+/// In eight lanes: whether two segments, one from `−mine` to `mine` about
 /// the origin (`mine.2` its half length squared) and one from `gap −
 /// theirs` to `gap + theirs`, come closer than `touch` — the capsule test,
 /// in squared distances, without a division or a square root.
@@ -413,48 +431,50 @@ impl ThreatSearch {
 /// c|` and `|h₂ × c|` are both below `|h₁ × h₂|`.
 #[inline]
 fn cores_within(
-    (gap_x, gap_y): (Vec4, Vec4),
-    (mine_x, mine_y, mine_sq): (Vec4, Vec4, Vec4),
-    (theirs_x, theirs_y): (Vec4, Vec4),
-    touch: Vec4,
-) -> BVec4A {
+    (gap_x, gap_y): (f32x8, f32x8),
+    (mine_x, mine_y, mine_sq): (f32x8, f32x8, f32x8),
+    (theirs_x, theirs_y): (f32x8, f32x8),
+    touch: f32x8,
+) -> f32x8 {
+    let two = f32x8::splat(2.0);
     let touch_sq = touch * touch;
     let theirs_sq = theirs_x * theirs_x + theirs_y * theirs_y;
     let gap_sq = gap_x * gap_x + gap_y * gap_y;
     let gap_mine = gap_x * mine_x + gap_y * mine_y;
     let gap_theirs = gap_x * theirs_x + gap_y * theirs_y;
     let mine_theirs = mine_x * theirs_x + mine_y * theirs_y;
-    let near_end = |p_sq: Vec4, u: Vec4, h_sq: Vec4| {
+    let near_end = |p_sq: f32x8, u: f32x8, h_sq: f32x8| {
         let u = u.abs();
-        let beyond = u.cmpge(h_sq);
-        let to_end = (p_sq - 2.0 * u + h_sq).cmplt(touch_sq);
-        let to_foot = (p_sq * h_sq - u * u).cmplt(touch_sq * h_sq);
+        let beyond = u.simd_ge(h_sq);
+        let to_end = (p_sq - two * u + h_sq).simd_lt(touch_sq);
+        let to_foot = (p_sq * h_sq - u * u).simd_lt(touch_sq * h_sq);
         (beyond & to_end) | (!beyond & to_foot)
     };
     // Their ends, gap ± theirs, against my segment.
     let their_ends = near_end(
-        gap_sq + 2.0 * gap_theirs + theirs_sq,
+        gap_sq + two * gap_theirs + theirs_sq,
         gap_mine + mine_theirs,
         mine_sq,
     ) | near_end(
-        gap_sq - 2.0 * gap_theirs + theirs_sq,
+        gap_sq - two * gap_theirs + theirs_sq,
         gap_mine - mine_theirs,
         mine_sq,
     );
     // My ends, ±mine, against theirs (about its centre: ±mine − gap).
     let my_ends = near_end(
-        mine_sq - 2.0 * gap_mine + gap_sq,
+        mine_sq - two * gap_mine + gap_sq,
         mine_theirs - gap_theirs,
         theirs_sq,
     ) | near_end(
-        mine_sq + 2.0 * gap_mine + gap_sq,
+        mine_sq + two * gap_mine + gap_sq,
         mine_theirs + gap_theirs,
         theirs_sq,
     );
     let cross = (mine_x * theirs_y - mine_y * theirs_x).abs();
     let mine_side = (mine_x * gap_y - mine_y * gap_x).abs();
     let theirs_side = (theirs_x * gap_y - theirs_y * gap_x).abs();
-    let crossing = mine_side.cmplt(cross) & theirs_side.cmplt(cross) & touch.cmpgt(Vec4::ZERO);
+    let crossing =
+        mine_side.simd_lt(cross) & theirs_side.simd_lt(cross) & touch.simd_gt(f32x8::ZERO);
     their_ends | my_ends | crossing
 }
 
@@ -823,7 +843,7 @@ mod tests {
     }
 
     proptest! {
-        /// The four-lane search with its division-free capsule test finds
+        /// The eight-lane search with its division-free capsule test finds
         /// the threat the paper's one-at-a-time test finds: the soonest,
         /// the first of equally soon ones (cases within a millimetre of a
         /// test's edge, where rounding decides, are left out).
@@ -892,7 +912,7 @@ mod tests {
     }
 
     proptest! {
-        /// Rows queued across runs and tested four at a time give what each
+        /// Rows queued across runs and tested eight at a time give what each
         /// row gives alone: the soonest threat, bit for bit, and of equally
         /// soon ones the first row in visit order — for any cut of the rows
         /// into runs, any visit order, radius and own row, and more rows

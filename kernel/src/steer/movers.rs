@@ -1,31 +1,35 @@
 //! Every unit as avoidance reads it, so the threat search
-//! ([`super::avoid::ThreatSearch`]) tests four neighbours at a time in
-//! SIMD lanes.
+//! ([`super::avoid::ThreatSearch`]) tests eight neighbours at a time in
+//! SIMD lanes ([`f32x8`]).
 //!
 //! The rows are in the spatial hash's place order, so a neighbour query's
 //! candidates are consecutive rows. The search reads them twice, so they
 //! are stored twice:
 //!
-//! - positions, x and y in two columns (with [`LANES`]` − 1` rows of
+//! - positions, x and y in two columns (with [`SEARCH_LANES`]` − 1` rows of
 //!   padding at the end), for the sift by distance over every candidate:
-//!   four consecutive rows are one unaligned load per coordinate wherever
+//!   eight consecutive rows are one unaligned load per coordinate wherever
 //!   they start;
 //! - the whole mover, one 48-byte record a row (three `Vec4`s: motion,
 //!   sizes, hull), for the full test of the rows within the radius, which
-//!   are no longer consecutive: four rows are twelve aligned loads and
-//!   three 4 × 4 transposes, where field-by-field columns took a load per
-//!   field per row.
+//!   are no longer consecutive: eight rows are twenty-four aligned loads
+//!   and six 4 × 4 transposes, where field-by-field columns took a load
+//!   per field per row.
 //!
 //! Both are written in parallel, in the chunks of
 //! [`crate::parallel::for_each_chunk3`].
 
 use glam::{Mat4, Vec2, Vec4};
+use wide::f32x8;
 
 use super::avoid::{Body, Mover};
 use crate::parallel::for_each_chunk3;
 
-/// Rows tested at once.
+/// Threats answered at once.
 pub const LANES: usize = 4;
+/// Rows the threat search sifts and tests at once (the lanes of an
+/// [`f32x8`]).
+pub const SEARCH_LANES: usize = 8;
 
 /// One row's mover, as three quads of lanes.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -77,33 +81,33 @@ impl MoverRecord {
     }
 }
 
-/// Four rows' movers, field by field in lanes (lane `i` row `i`).
+/// Eight rows' movers, field by field in lanes (lane `i` row `i`).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct MoverLanes {
     /// Position, x and y.
-    pub x: Vec4,
-    pub y: Vec4,
+    pub x: f32x8,
+    pub y: f32x8,
     /// Velocity, x and y.
-    pub vx: Vec4,
-    pub vy: Vec4,
+    pub vx: f32x8,
+    pub vy: f32x8,
     /// [`Mover::bounding_radius`].
-    pub bounding_radius: Vec4,
+    pub bounding_radius: f32x8,
     /// [`Mover::half_width`].
-    pub half_width: Vec4,
+    pub half_width: f32x8,
     /// [`Mover::altitude`].
-    pub altitude: Vec4,
+    pub altitude: f32x8,
     /// [`Mover::half_height`].
-    pub half_height: Vec4,
+    pub half_height: f32x8,
 }
 
-/// Four rows' hulls, in lanes (the capsule test's fields).
+/// Eight rows' hulls, in lanes (the capsule test's fields).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct HullLanes {
     /// [`Mover::axis`], x and y.
-    pub axis_x: Vec4,
-    pub axis_y: Vec4,
+    pub axis_x: f32x8,
+    pub axis_y: f32x8,
     /// [`Mover::half_core`].
-    pub half_core: Vec4,
+    pub half_core: f32x8,
 }
 
 /// Movers in rows; see the module docs. Reuse it across ticks: it grows
@@ -111,7 +115,7 @@ pub(crate) struct HullLanes {
 #[derive(Clone, Debug, Default)]
 pub struct MoverColumns {
     rows: usize,
-    /// Position x of every row, then `LANES - 1` of padding.
+    /// Position x of every row, then `SEARCH_LANES - 1` of padding.
     x: Vec<f32>,
     /// Position y, likewise.
     y: Vec<f32>,
@@ -135,8 +139,8 @@ impl MoverColumns {
     pub fn reserve(&mut self, rows: usize) {
         if self.records.len() < rows {
             self.records.resize(rows, MoverRecord::default());
-            self.x.resize(rows + LANES - 1, 0.0);
-            self.y.resize(rows + LANES - 1, 0.0);
+            self.x.resize(rows + SEARCH_LANES - 1, 0.0);
+            self.y.resize(rows + SEARCH_LANES - 1, 0.0);
         }
     }
 
@@ -173,61 +177,70 @@ impl MoverColumns {
         self.records[row].mover()
     }
 
-    /// The positions of rows `row..row + LANES`, x and y (rows past the
-    /// end hold stale values).
+    /// The positions of rows `row..row + SEARCH_LANES`, x and y (rows past
+    /// the end hold stale values).
     #[inline]
-    pub(crate) fn positions(&self, row: usize) -> (Vec4, Vec4) {
-        (
-            Vec4::from_slice(&self.x[row..row + LANES]),
-            Vec4::from_slice(&self.y[row..row + LANES]),
-        )
+    pub(crate) fn positions(&self, row: usize) -> (f32x8, f32x8) {
+        let eight = |column: &[f32]| {
+            bytemuck::pod_read_unaligned(bytemuck::cast_slice(&column[row..row + SEARCH_LANES]))
+        };
+        (eight(&self.x), eight(&self.y))
     }
 
     /// The movers of `rows` (each below [`MoverColumns::len`]), in lanes.
     #[inline]
-    pub(crate) fn lanes(&self, rows: [usize; LANES]) -> MoverLanes {
-        let records = rows.map(|row| &self.records[row]);
-        let motion = Mat4::from_cols(
-            records[0].motion,
-            records[1].motion,
-            records[2].motion,
-            records[3].motion,
-        )
-        .transpose();
-        let size = Mat4::from_cols(
-            records[0].size,
-            records[1].size,
-            records[2].size,
-            records[3].size,
-        )
-        .transpose();
+    pub(crate) fn lanes(&self, rows: [usize; SEARCH_LANES]) -> MoverLanes {
+        let [x, y, vx, vy] = self.transposed(rows, |record| record.motion);
+        let [bounding_radius, half_width, altitude, half_height] =
+            self.transposed(rows, |record| record.size);
         MoverLanes {
-            x: motion.x_axis,
-            y: motion.y_axis,
-            vx: motion.z_axis,
-            vy: motion.w_axis,
-            bounding_radius: size.x_axis,
-            half_width: size.y_axis,
-            altitude: size.z_axis,
-            half_height: size.w_axis,
+            x,
+            y,
+            vx,
+            vy,
+            bounding_radius,
+            half_width,
+            altitude,
+            half_height,
         }
     }
 
     /// The hulls of `rows` (each below [`MoverColumns::len`]), in lanes.
     #[inline]
-    pub(crate) fn hull_lanes(&self, rows: [usize; LANES]) -> HullLanes {
-        let hull = Mat4::from_cols(
-            self.records[rows[0]].hull,
-            self.records[rows[1]].hull,
-            self.records[rows[2]].hull,
-            self.records[rows[3]].hull,
-        )
-        .transpose();
+    pub(crate) fn hull_lanes(&self, rows: [usize; SEARCH_LANES]) -> HullLanes {
+        let [axis_x, axis_y, half_core, _] = self.transposed(rows, |record| record.hull);
         HullLanes {
-            axis_x: hull.x_axis,
-            axis_y: hull.y_axis,
-            half_core: hull.z_axis,
+            axis_x,
+            axis_y,
+            half_core,
         }
+    }
+
+    /// One quad of the records of `rows`, turned into four fields of eight
+    /// lanes: two 4 × 4 transposes, each half a lane's rows.
+    #[inline]
+    fn transposed(
+        &self,
+        rows: [usize; SEARCH_LANES],
+        quad: impl Fn(&MoverRecord) -> Vec4,
+    ) -> [f32x8; 4] {
+        let half = |rows: &[usize]| {
+            Mat4::from_cols(
+                quad(&self.records[rows[0]]),
+                quad(&self.records[rows[1]]),
+                quad(&self.records[rows[2]]),
+                quad(&self.records[rows[3]]),
+            )
+            .transpose()
+        };
+        let (low, high) = (half(&rows[..4]), half(&rows[4..]));
+        let join = |low: Vec4, high: Vec4| -> f32x8 { bytemuck::cast([low, high]) };
+        [
+            join(low.x_axis, high.x_axis),
+            join(low.y_axis, high.y_axis),
+            join(low.z_axis, high.z_axis),
+            join(low.w_axis, high.w_axis),
+        ]
     }
 }
 
@@ -259,8 +272,8 @@ mod tests {
         .mover()
     }
 
-    /// Every row reads back, four positions from any start are the next
-    /// four rows', and any four rows read in lanes are those rows.
+    /// Every row reads back, eight positions from any start are the next
+    /// eight rows', and any eight rows read in lanes are those rows.
     #[test]
     fn every_row_reads_back_in_rows_and_in_lanes() {
         let rows = 2 * crate::parallel::CHUNK_ROWS + 7;
@@ -271,9 +284,10 @@ mod tests {
         for (row, expected) in all.iter().enumerate() {
             assert_eq!(columns.get(row), *expected);
         }
-        for start in 0..rows - LANES {
+        for start in 0..rows - SEARCH_LANES {
             let (xs, ys) = columns.positions(start);
-            for lane in 0..LANES {
+            let (xs, ys) = (xs.to_array(), ys.to_array());
+            for lane in 0..SEARCH_LANES {
                 assert_eq!(
                     xs[lane],
                     all[start + lane].position.x,
@@ -287,20 +301,40 @@ mod tests {
             }
         }
         for first in 0..rows - 3 * 97 {
-            let picked = [first, first + 97 * 3, first + 5, first];
+            let picked = [
+                first,
+                first + 97 * 3,
+                first + 5,
+                first,
+                first + 1,
+                first + 97,
+                0,
+                first + 2,
+            ];
             let (movers, hulls) = (columns.lanes(picked), columns.hull_lanes(picked));
+            let fields = |lanes: f32x8| lanes.to_array();
+            let [x, y, vx, vy] = [movers.x, movers.y, movers.vx, movers.vy].map(fields);
+            let [bounding_radius, half_width, altitude, half_height] = [
+                movers.bounding_radius,
+                movers.half_width,
+                movers.altitude,
+                movers.half_height,
+            ]
+            .map(fields);
+            let [axis_x, axis_y, half_core] =
+                [hulls.axis_x, hulls.axis_y, hulls.half_core].map(fields);
             for (lane, &row) in picked.iter().enumerate() {
                 let expected = all[row];
                 let got = Mover {
-                    position: Vec2::new(movers.x[lane], movers.y[lane]),
-                    velocity: Vec2::new(movers.vx[lane], movers.vy[lane]),
-                    axis: Vec2::new(hulls.axis_x[lane], hulls.axis_y[lane]),
+                    position: Vec2::new(x[lane], y[lane]),
+                    velocity: Vec2::new(vx[lane], vy[lane]),
+                    axis: Vec2::new(axis_x[lane], axis_y[lane]),
                     speed: expected.speed,
-                    half_core: hulls.half_core[lane],
-                    bounding_radius: movers.bounding_radius[lane],
-                    half_width: movers.half_width[lane],
-                    altitude: movers.altitude[lane],
-                    half_height: movers.half_height[lane],
+                    half_core: half_core[lane],
+                    bounding_radius: bounding_radius[lane],
+                    half_width: half_width[lane],
+                    altitude: altitude[lane],
+                    half_height: half_height[lane],
                 };
                 assert_eq!(got, expected, "row {row} in lane {lane}");
             }
