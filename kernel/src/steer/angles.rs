@@ -13,7 +13,8 @@
 
 use std::f32::consts::{FRAC_2_PI, FRAC_PI_2, FRAC_PI_4, PI};
 
-use glam::{BVec4A, Vec2, Vec4};
+use glam::Vec2;
+use wide::f32x8;
 
 /// `tan(π/8)`: above this ratio the arctangent is taken about `π/4`.
 const TAN_PI_8: f32 = 0.414_213_57;
@@ -82,57 +83,53 @@ fn reduced_direction(angle: f32) -> Vec2 {
     Vec2::new(x * sign, y * sign)
 }
 
-/// [`atan2`] in four lanes, lane for lane the same arithmetic.
+/// [`atan2`] in eight lanes, lane for lane the same arithmetic.
 #[must_use]
 #[inline]
-pub(crate) fn atan2_lanes(y: Vec4, x: Vec4) -> Vec4 {
+pub(crate) fn atan2_lanes(y: f32x8, x: f32x8) -> f32x8 {
     let (ax, ay) = (x.abs(), y.abs());
-    let steep = ay.cmpgt(ax);
-    let (small, large) = (ax.min(ay), ax.max(ay));
-    let about_quarter = small.cmpgt(TAN_PI_8 * large);
-    let numerator = Vec4::select(about_quarter, small - large, small);
-    let denominator = Vec4::select(about_quarter, small + large, large);
-    let base = Vec4::select(about_quarter, Vec4::splat(FRAC_PI_4), Vec4::ZERO);
-    let t = Vec4::select(
-        denominator.cmpgt(Vec4::ZERO),
-        numerator / denominator,
-        Vec4::ZERO,
-    );
+    let steep = ay.simd_gt(ax);
+    // `fast_min` and `fast_max` are `minps` and `maxps`, as `f32::min` and
+    // `f32::max` are for numbers (NaN lanes are replaced below).
+    let (small, large) = (ax.fast_min(ay), ax.fast_max(ay));
+    let about_quarter = small.simd_gt(TAN_PI_8 * large);
+    let numerator = about_quarter.select(small - large, small);
+    let denominator = about_quarter.select(small + large, large);
+    let base = about_quarter.select(f32x8::splat(FRAC_PI_4), f32x8::ZERO);
+    let t = denominator
+        .simd_gt(f32x8::ZERO)
+        .select(numerator / denominator, f32x8::ZERO);
     let z = t * t;
     let poly = ((8.053_744_5e-2 * z - 1.387_768_6e-1) * z + 1.997_771_1e-1) * z - 3.333_295e-1;
     let octant = base + (poly * z * t + t);
-    let quarter = Vec4::select(steep, FRAC_PI_2 - octant, octant);
-    let half = Vec4::select(x.cmplt(Vec4::ZERO), PI - quarter, quarter);
-    Vec4::select(
-        x.is_nan_mask() | y.is_nan_mask(),
-        Vec4::NAN,
-        half.copysign(y),
-    )
+    let quarter = steep.select(FRAC_PI_2 - octant, octant);
+    let half = x.simd_lt(f32x8::ZERO).select(PI - quarter, quarter);
+    (x.is_nan() | y.is_nan()).select(f32x8::splat(f32::NAN), half.copysign(y))
 }
 
-/// [`direction`] in four lanes, as `(cos, sin)`, for angles within
+/// [`direction`] in eight lanes, as `(cos, sin)`, for angles within
 /// [`REDUCTION_LIMIT`] (the caller checks), lane for lane the same
 /// arithmetic.
 #[must_use]
 #[inline]
-pub(crate) fn reduced_direction_lanes(angle: Vec4) -> (Vec4, Vec4) {
+pub(crate) fn reduced_direction_lanes(angle: f32x8) -> (f32x8, f32x8) {
     // The quadrant's number, truncated as `as i32` does; its low two bits
     // from its floored remainders (two's complement's `& 1` and `& 2`).
-    let k = (angle * FRAC_2_PI + Vec4::splat(0.5).copysign(angle)).trunc();
+    let k = (angle * FRAC_2_PI + f32x8::splat(0.5).copysign(angle)).trunc();
     // `(k / 4).floor()`: `k / 4` is a whole number, or one and a quarter,
     // half or three quarters; less 3/8 it is never half way between two,
     // and adding 1.5 × 2^23 rounds it to the nearest (|k| ≤ 129 here), in
     // three operations where SSE2's `floor` takes eleven.
     let quarters = (k * 0.25 - 0.375 + ROUNDING) - ROUNDING;
     let modulo_4 = k - 4.0 * quarters;
-    let odd = modulo_4.cmpeq(Vec4::ONE) | modulo_4.cmpeq(Vec4::splat(3.0));
-    let second_half: BVec4A = modulo_4.cmpge(Vec4::splat(2.0));
+    let odd = modulo_4.simd_eq(f32x8::ONE) | modulo_4.simd_eq(f32x8::splat(3.0));
+    let second_half = modulo_4.simd_ge(f32x8::splat(2.0));
     let r = ((angle - k * HALF_PI_PARTS[0]) - k * HALF_PI_PARTS[1]) - k * HALF_PI_PARTS[2];
     let z = r * r;
     let sin = ((-1.951_529_6e-4 * z + 8.332_161e-3) * z - 1.666_665_5e-1) * z * r + r;
     let cos = ((2.443_315_7e-5 * z - 1.388_731_6e-3) * z + 4.166_664_6e-2) * z * z - 0.5 * z + 1.0;
-    let (x, y) = (Vec4::select(odd, -sin, cos), Vec4::select(odd, cos, sin));
-    let sign = Vec4::select(second_half, Vec4::NEG_ONE, Vec4::ONE);
+    let (x, y) = (odd.select(-sin, cos), odd.select(cos, sin));
+    let sign = second_half.select(f32x8::splat(-1.0), f32x8::ONE);
     (x * sign, y * sign)
 }
 
@@ -216,9 +213,10 @@ mod tests {
             .map(|i| i as f32 * (REDUCTION_LIMIT / 400_000.0))
             .chain([0.0, -0.0, FRAC_PI_4, -FRAC_PI_2, PI, -PI, REDUCTION_LIMIT]);
         let angles: Vec<f32> = angles.collect();
-        for four in angles.chunks_exact(4) {
-            let (x, y) = reduced_direction_lanes(Vec4::from_slice(four));
-            for (lane, &angle) in four.iter().enumerate() {
+        for eight in angles.chunks_exact(8) {
+            let (x, y) = reduced_direction_lanes(f32x8::from(eight));
+            let (x, y) = (x.to_array(), y.to_array());
+            for (lane, &angle) in eight.iter().enumerate() {
                 let scalar = direction(angle);
                 assert_eq!(x[lane].to_bits(), scalar.x.to_bits(), "cos {angle}");
                 assert_eq!(y[lane].to_bits(), scalar.y.to_bits(), "sin {angle}");
@@ -231,12 +229,13 @@ mod tests {
                 (turn.sin() * length, turn.cos() * length)
             })
             .chain([(0.0, 0.0), (-0.0, -1.0), (1.0, f32::NAN), (f32::NAN, 0.0)])
+            .chain([(0.0, -0.0), (-1.0, 0.0), (f32::NAN, f32::NAN), (-0.0, 0.0)])
             .collect();
-        for four in points.chunks_exact(4) {
-            let ys = Vec4::from_array(std::array::from_fn(|lane| four[lane].0));
-            let xs = Vec4::from_array(std::array::from_fn(|lane| four[lane].1));
-            let lanes = atan2_lanes(ys, xs);
-            for (lane, &(y, x)) in four.iter().enumerate() {
+        for eight in points.chunks_exact(8) {
+            let ys = f32x8::new(std::array::from_fn(|lane| eight[lane].0));
+            let xs = f32x8::new(std::array::from_fn(|lane| eight[lane].1));
+            let lanes = atan2_lanes(ys, xs).to_array();
+            for (lane, &(y, x)) in eight.iter().enumerate() {
                 let scalar = atan2(y, x);
                 assert!(
                     lanes[lane].to_bits() == scalar.to_bits()

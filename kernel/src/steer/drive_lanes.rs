@@ -1,4 +1,4 @@
-//! The `integrate` step ([`super::dynamics::drive`]) for four units at a
+//! The `integrate` step ([`super::dynamics::drive`]) for eight units at a
 //! time, one per SIMD lane.
 //!
 //! Every one of Force 21's four cases is worked out in every lane and each
@@ -12,149 +12,137 @@
 
 use std::f32::consts::{PI, TAU};
 
-use glam::{BVec4A, Vec4};
+use wide::f32x8;
 
 use super::angles::{REDUCTION_LIMIT, atan2_lanes, reduced_direction_lanes};
 use super::dynamics::{
     REVERSE_SPEED_FRACTION, SHORT_REVERSE_FRACTION, STOPPED_SPEED, TURN_FIRST_ANGLE,
 };
 
-/// Four units' motion ([`super::dynamics::Motion`]), field by field.
+/// Eight units' motion ([`super::dynamics::Motion`]), field by field.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) struct MotionLanes {
-    pub x: Vec4,
-    pub y: Vec4,
-    pub vx: Vec4,
-    pub vy: Vec4,
-    pub heading: Vec4,
+    pub x: f32x8,
+    pub y: f32x8,
+    pub vx: f32x8,
+    pub vy: f32x8,
+    pub heading: f32x8,
 }
 
-/// Four units' limits ([`super::dynamics::Limits`]), field by field.
+/// Eight units' limits ([`super::dynamics::Limits`]), field by field.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct LimitLanes {
-    pub turns_in_place: BVec4A,
-    pub reverses: BVec4A,
-    pub max_speed: Vec4,
-    pub max_accel: Vec4,
-    pub max_brake: Vec4,
-    pub turn_rate: Vec4,
-    pub turn_radius: Vec4,
+    pub turns_in_place: f32x8,
+    pub reverses: f32x8,
+    pub max_speed: f32x8,
+    pub max_accel: f32x8,
+    pub max_brake: f32x8,
+    pub turn_rate: f32x8,
+    pub turn_radius: f32x8,
 }
 
 /// `f32::min` in lanes: the other operand where one is NaN.
 #[inline]
-fn min(a: Vec4, b: Vec4) -> Vec4 {
-    Vec4::select(a.cmplt(b) | b.is_nan_mask(), a, b)
+fn min(a: f32x8, b: f32x8) -> f32x8 {
+    (a.simd_lt(b) | b.is_nan()).select(a, b)
 }
 
 /// `f32::max` in lanes: the other operand where one is NaN.
 #[inline]
-fn max(a: Vec4, b: Vec4) -> Vec4 {
-    Vec4::select(a.cmpgt(b) | b.is_nan_mask(), a, b)
+fn max(a: f32x8, b: f32x8) -> f32x8 {
+    (a.simd_gt(b) | b.is_nan()).select(a, b)
 }
 
 /// `f32::clamp` in lanes (for bounds in order).
 #[inline]
-fn clamp(value: Vec4, low: Vec4, high: Vec4) -> Vec4 {
-    let raised = Vec4::select(value.cmplt(low), low, value);
-    Vec4::select(raised.cmpgt(high), high, raised)
+fn clamp(value: f32x8, low: f32x8, high: f32x8) -> f32x8 {
+    let raised = value.simd_lt(low).select(low, value);
+    raised.simd_gt(high).select(high, raised)
 }
 
 /// [`super::dynamics::wrap_angle`] in lanes, for angles in `[−3π, 3π)`
 /// (and NaN); `None` if a lane is outside.
 #[inline]
-fn wrap(angle: Vec4) -> Option<Vec4> {
-    if angle.abs().cmpge(Vec4::splat(3.0 * PI)).any() {
+fn wrap(angle: f32x8) -> Option<f32x8> {
+    if angle.abs().simd_ge(f32x8::splat(3.0 * PI)).any() {
         return None;
     }
-    let high = Vec4::select(angle.cmpge(Vec4::splat(PI)), angle - TAU, angle);
-    Some(Vec4::select(
-        angle.cmplt(Vec4::splat(-PI)),
-        angle + TAU,
-        high,
-    ))
+    let high = (angle.simd_ge(f32x8::splat(PI))).select(angle - TAU, angle);
+    Some((angle.simd_lt(f32x8::splat(-PI))).select(angle + TAU, high))
 }
 
 /// Directions of angles checked to be within [`REDUCTION_LIMIT`].
 #[inline]
-fn direction(angle: Vec4) -> Option<(Vec4, Vec4)> {
+fn direction(angle: f32x8) -> Option<(f32x8, f32x8)> {
     // Also refuses NaN, which `drive` hands to libm.
-    let reducible = angle.abs().cmple(Vec4::splat(REDUCTION_LIMIT));
+    let reducible = angle.abs().simd_le(f32x8::splat(REDUCTION_LIMIT));
     reducible.all().then(|| reduced_direction_lanes(angle))
 }
 
-/// What four units aim for: signed speeds along headings.
+/// What eight units aim for: signed speeds along headings.
 struct AimLanes {
-    speed: Vec4,
-    heading: Vec4,
+    speed: f32x8,
+    heading: f32x8,
 }
 
 /// `dynamics::aim` in lanes; `forward` is `(cos, sin)` of the headings.
 #[inline]
 fn aim(
     motion: &MotionLanes,
-    forward: (Vec4, Vec4),
-    desired: (Vec4, Vec4),
-    final_heading: Vec4,
+    forward: (f32x8, f32x8),
+    desired: (f32x8, f32x8),
+    final_heading: f32x8,
     limits: &LimitLanes,
 ) -> Option<AimLanes> {
     let want_speed = (desired.0 * desired.0 + desired.1 * desired.1).sqrt();
-    let stop = want_speed.is_nan_mask() | want_speed.cmple(Vec4::splat(STOPPED_SPEED));
+    let stop = want_speed.is_nan() | want_speed.simd_le(f32x8::splat(STOPPED_SPEED));
     // Arrived (or told to stop): stop, then turn-in-place kinds face the
     // ordered final heading.
     let speed_now = (motion.vx * motion.vx + motion.vy * motion.vy).sqrt();
-    let final_known = final_heading.is_finite_mask();
+    let final_known = final_heading.is_finite();
     let face_final =
-        limits.turns_in_place & speed_now.cmplt(Vec4::splat(STOPPED_SPEED)) & final_known;
-    let stop_heading = Vec4::select(face_final, final_heading, motion.heading);
+        limits.turns_in_place & speed_now.simd_lt(f32x8::splat(STOPPED_SPEED)) & final_known;
+    let stop_heading = face_final.select(final_heading, motion.heading);
     let want_heading = atan2_lanes(desired.1, desired.0);
     // Cases 1 and 4 (goal ahead): forward, slowing for sharp turns.
     let along = desired.0 * forward.0 + desired.1 * forward.1;
-    let ahead = along.cmpge(Vec4::ZERO);
+    let ahead = along.simd_ge(f32x8::ZERO);
     let cos_off = along / want_speed;
-    let turn_first = limits.turns_in_place & cos_off.cmplt(Vec4::splat(TURN_FIRST_ANGLE.cos()));
-    let ahead_speed = Vec4::select(
-        turn_first,
-        Vec4::ZERO,
-        want_speed * max(cos_off, Vec4::ZERO),
-    );
+    let turn_first = limits.turns_in_place & cos_off.simd_lt(f32x8::splat(TURN_FIRST_ANGLE.cos()));
+    let ahead_speed = turn_first.select(f32x8::ZERO, want_speed * max(cos_off, f32x8::ZERO));
     // Case 3, close goal: back straight up to it.
     let reverse_top = limits.max_speed * REVERSE_SPEED_FRACTION;
-    let facing = Vec4::select(final_known, final_heading, want_heading);
+    let facing = final_known.select(final_heading, want_heading);
     let facing = direction(facing)?;
-    let facing_kept = (facing.0 * forward.0 + facing.1 * forward.1).cmpge(Vec4::ZERO);
-    let back_up =
-        limits.reverses & want_speed.cmplt(SHORT_REVERSE_FRACTION * limits.max_speed) & facing_kept;
+    let facing_kept = (facing.0 * forward.0 + facing.1 * forward.1).simd_ge(f32x8::ZERO);
+    let back_up = limits.reverses
+        & want_speed.simd_lt(SHORT_REVERSE_FRACTION * limits.max_speed)
+        & facing_kept;
     let back_heading = wrap(want_heading + PI)?;
     let off = wrap(back_heading - motion.heading)?;
     let off_cos = direction(off)?.0;
-    let back_speed = -min(want_speed, reverse_top) * max(off_cos, Vec4::ZERO);
+    let back_speed = -min(want_speed, reverse_top) * max(off_cos, f32x8::ZERO);
     // Case 2, and case 3 far away: turn toward the goal — in place, in a
     // three-point turn, or in a wide forward arc.
-    let turn_speed = Vec4::select(
-        limits.turns_in_place,
-        Vec4::ZERO,
-        Vec4::select(limits.reverses, -reverse_top, 0.5 * want_speed),
+    let turn_speed = limits.turns_in_place.select(
+        f32x8::ZERO,
+        limits.reverses.select(-reverse_top, 0.5 * want_speed),
     );
-    let moving_speed = Vec4::select(
-        ahead,
-        ahead_speed,
-        Vec4::select(back_up, back_speed, turn_speed),
-    );
-    let moving_heading = Vec4::select(!ahead & back_up, back_heading, want_heading);
+    let moving_speed = ahead.select(ahead_speed, back_up.select(back_speed, turn_speed));
+    let moving_heading = (!ahead & back_up).select(back_heading, want_heading);
     Some(AimLanes {
-        speed: Vec4::select(stop, Vec4::ZERO, moving_speed),
-        heading: Vec4::select(stop, stop_heading, moving_heading),
+        speed: stop.select(f32x8::ZERO, moving_speed),
+        heading: stop.select(stop_heading, moving_heading),
     })
 }
 
-/// [`super::dynamics::drive`] for four units: the same bits, or `None` for
+/// [`super::dynamics::drive`] for eight units: the same bits, or `None` for
 /// a group it must drive one at a time (see the module docs).
 #[inline]
 pub(crate) fn drive_lanes(
     motion: &MotionLanes,
-    desired: (Vec4, Vec4),
-    final_heading: Vec4,
+    desired: (f32x8, f32x8),
+    final_heading: f32x8,
     limits: &LimitLanes,
     dt: f32,
 ) -> Option<MotionLanes> {
@@ -166,12 +154,11 @@ pub(crate) fn drive_lanes(
         -limits.max_speed * REVERSE_SPEED_FRACTION,
         limits.max_speed,
     );
-    let speeding_up = target.abs().cmpgt(speed.abs()) & (target * speed).cmpge(Vec4::ZERO);
-    let rate = Vec4::select(speeding_up, limits.max_accel, limits.max_brake);
+    let speeding_up = target.abs().simd_gt(speed.abs()) & (target * speed).simd_ge(f32x8::ZERO);
+    let rate = speeding_up.select(limits.max_accel, limits.max_brake);
     let new_speed = speed + clamp(target - speed, -rate * dt, rate * dt);
-    let radius_bound = !limits.turns_in_place & limits.turn_radius.cmpgt(Vec4::ZERO);
-    let yaw_limit = Vec4::select(
-        radius_bound,
+    let radius_bound = !limits.turns_in_place & limits.turn_radius.simd_gt(f32x8::ZERO);
+    let yaw_limit = radius_bound.select(
         min(limits.turn_rate, new_speed.abs() / limits.turn_radius),
         limits.turn_rate,
     );
@@ -183,9 +170,9 @@ pub(crate) fn drive_lanes(
     let heading = wrap(motion.heading + turn)?;
     // Cruising straight keeps the direction it has.
     let turned = direction(heading)?;
-    let straight = turn.cmpeq(Vec4::ZERO);
-    let vx = Vec4::select(straight, forward.0, turned.0) * new_speed;
-    let vy = Vec4::select(straight, forward.1, turned.1) * new_speed;
+    let straight = turn.simd_eq(f32x8::ZERO);
+    let vx = straight.select(forward.0, turned.0) * new_speed;
+    let vy = straight.select(forward.1, turned.1) * new_speed;
     Some(MotionLanes {
         x: motion.x + vx * dt,
         y: motion.y + vy * dt,
@@ -256,16 +243,16 @@ mod tests {
     }
 
     proptest! {
-        /// Four units in lanes end exactly where `drive` puts each, every
+        /// Eight units in lanes end exactly where `drive` puts each, every
         /// kind in every case; headings within a turn are never refused (final
         /// headings of several turns may be).
         #[test]
-        fn lanes_drive_each_unit_as_drive_does(units in prop::array::uniform4(unit())) {
+        fn lanes_drive_each_unit_as_drive_does(units in prop::array::uniform8(unit())) {
             let dt = 1.0 / 60.0;
-            let lanes = |field: fn(&Unit) -> f32| Vec4::from_array(units.map(|unit| field(&unit)));
+            let lanes = |field: fn(&Unit) -> f32| f32x8::new(units.map(|unit| field(&unit)));
             let flags = |flag: fn(&Limits) -> bool| {
-                Vec4::from_array(units.map(|unit| if flag(&unit.3) { 1.0 } else { 0.0 }))
-                    .cmpne(Vec4::ZERO)
+                f32x8::new(units.map(|unit| if flag(&unit.3) { 1.0 } else { 0.0 }))
+                    .simd_ne(f32x8::ZERO)
             };
             let motion = MotionLanes {
                 x: lanes(|unit| unit.0.position.x),
@@ -290,13 +277,14 @@ mod tests {
             let Some(next) = next else {
                 return Ok(());
             };
+            let [x, y, vx, vy, heading] = [next.x, next.y, next.vx, next.vy, next.heading].map(f32x8::to_array);
             for (lane, (motion, desired, final_heading, limits)) in units.into_iter().enumerate() {
                 let expected = drive(motion, desired, final_heading, &limits, dt);
-                prop_assert!(same_bits(next.x[lane], expected.position.x), "lane {lane}: x {} vs {expected:?}", next.x[lane]);
-                prop_assert!(same_bits(next.y[lane], expected.position.y), "lane {lane}: y {} vs {expected:?}", next.y[lane]);
-                prop_assert!(same_bits(next.vx[lane], expected.velocity.x), "lane {lane}: vx {} vs {expected:?}", next.vx[lane]);
-                prop_assert!(same_bits(next.vy[lane], expected.velocity.y), "lane {lane}: vy {} vs {expected:?}", next.vy[lane]);
-                prop_assert!(same_bits(next.heading[lane], expected.heading), "lane {lane}: heading {} vs {expected:?}", next.heading[lane]);
+                prop_assert!(same_bits(x[lane], expected.position.x), "lane {lane}: x {} vs {expected:?}", x[lane]);
+                prop_assert!(same_bits(y[lane], expected.position.y), "lane {lane}: y {} vs {expected:?}", y[lane]);
+                prop_assert!(same_bits(vx[lane], expected.velocity.x), "lane {lane}: vx {} vs {expected:?}", vx[lane]);
+                prop_assert!(same_bits(vy[lane], expected.velocity.y), "lane {lane}: vy {} vs {expected:?}", vy[lane]);
+                prop_assert!(same_bits(heading[lane], expected.heading), "lane {lane}: heading {} vs {expected:?}", heading[lane]);
             }
         }
     }
@@ -304,22 +292,24 @@ mod tests {
     #[test]
     fn a_heading_beyond_the_reduction_range_is_refused() {
         let motion = MotionLanes {
-            x: Vec4::ZERO,
-            y: Vec4::ZERO,
-            vx: Vec4::ZERO,
-            vy: Vec4::ZERO,
-            heading: Vec4::new(0.0, 1.0, 1e6, 2.0),
+            x: f32x8::ZERO,
+            y: f32x8::ZERO,
+            vx: f32x8::ZERO,
+            vy: f32x8::ZERO,
+            heading: f32x8::new([0.0, 1.0, 1e6, 2.0, 0.5, -1.0, 3.0, 0.0]),
         };
+        let every_lane = f32x8::ZERO.simd_eq(f32x8::ZERO);
         let limits = LimitLanes {
-            turns_in_place: BVec4A::splat(true),
-            reverses: BVec4A::splat(true),
-            max_speed: Vec4::splat(10.0),
-            max_accel: Vec4::splat(3.0),
-            max_brake: Vec4::splat(6.0),
-            turn_rate: Vec4::ONE,
-            turn_radius: Vec4::ZERO,
+            turns_in_place: every_lane,
+            reverses: every_lane,
+            max_speed: f32x8::splat(10.0),
+            max_accel: f32x8::splat(3.0),
+            max_brake: f32x8::splat(6.0),
+            turn_rate: f32x8::ONE,
+            turn_radius: f32x8::ZERO,
         };
-        let desired = (Vec4::ONE, Vec4::ONE);
-        assert_eq!(drive_lanes(&motion, desired, Vec4::NAN, &limits, 0.1), None);
+        let desired = (f32x8::ONE, f32x8::ONE);
+        let refused = drive_lanes(&motion, desired, f32x8::splat(f32::NAN), &limits, 0.1);
+        assert_eq!(refused, None);
     }
 }

@@ -26,7 +26,8 @@
 use std::f32::consts::{FRAC_PI_4, PI, TAU};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
-use glam::{Vec2, Vec4};
+use glam::Vec2;
+use wide::f32x8;
 
 use super::drive_lanes::{LimitLanes, MotionLanes, drive_lanes};
 use super::{angles, walls};
@@ -292,14 +293,14 @@ pub fn integrate_columns(
                     .drive_group(start, &before, dt)
                     .unwrap_or_else(|| inputs.drive_each(start, &before, dt));
                 if let Some(map) = map {
-                    for lane in 0..LANES {
+                    let (from, mut steps) = (before.rows(), next.rows());
+                    for (lane, step) in steps.iter_mut().enumerate() {
                         if altitude[start + lane] <= 0.0 {
-                            let mut step = next.lane(lane);
-                            let from = before.lane(lane).position;
-                            tally.walled += usize::from(walls::stop_at_wall(map, from, &mut step));
-                            next.set_lane(lane, step);
+                            let from = from[lane].position;
+                            tally.walled += usize::from(walls::stop_at_wall(map, from, step));
                         }
                     }
+                    next = MotionLanes::from_rows(&steps);
                 }
                 next.store(positions, velocities, headings, start);
                 tally.count_lanes(&next, &inputs, start);
@@ -339,8 +340,8 @@ pub fn integrate_columns(
     }
 }
 
-/// Units driven at once ([`drive_lanes`]).
-const LANES: usize = 4;
+/// Units driven at once ([`drive_lanes`]): the lanes of an [`f32x8`].
+const LANES: usize = 8;
 
 /// One chunk's read-only columns, as the integrate step reads them.
 struct ChunkInputs<'a> {
@@ -381,17 +382,17 @@ impl ChunkInputs<'_> {
         )
     }
 
-    /// Rows `start..start + 4`, in `motion`, driven by `dt` in SIMD lanes;
+    /// Rows `start..start + 8`, in `motion`, driven by `dt` in SIMD lanes;
     /// `None` for a group [`drive_lanes`] refuses.
     #[inline]
     fn drive_group(&self, start: usize, motion: &MotionLanes, dt: f32) -> Option<MotionLanes> {
-        let column = |values: &[f32]| Vec4::from_slice(&values[start..start + LANES]);
+        let column = |values: &[f32]| lanes_of(&values[start..start + LANES]);
         let handling = |flag: fn(&Handling) -> bool| {
             let flags: [f32; LANES] = std::array::from_fn(|lane| {
                 let handling = &HANDLING_BY_KIND[usize::from(self.kind[start + lane])];
                 f32::from(u8::from(flag(handling)))
             });
-            Vec4::from_array(flags).cmpne(Vec4::ZERO)
+            f32x8::new(flags).simd_ne(f32x8::ZERO)
         };
         let limits = LimitLanes {
             turns_in_place: handling(|handling| handling.turns_in_place),
@@ -406,27 +407,33 @@ impl ChunkInputs<'_> {
         drive_lanes(motion, desired, column(self.final_heading), &limits, dt)
     }
 
-    /// Rows `start..start + 4`, in `motion`, driven by `dt` one at a time.
+    /// Rows `start..start + 8`, in `motion`, driven by `dt` one at a time.
     fn drive_each(&self, start: usize, motion: &MotionLanes, dt: f32) -> MotionLanes {
-        let mut next = *motion;
-        for lane in 0..LANES {
-            next.set_lane(lane, self.drive_one(start + lane, motion.lane(lane), dt));
+        let mut rows = motion.rows();
+        for (lane, row) in rows.iter_mut().enumerate() {
+            *row = self.drive_one(start + lane, *row, dt);
         }
-        next
+        MotionLanes::from_rows(&rows)
     }
 }
 
-/// Four vectors' x and y lanes.
+/// Eight consecutive values, in lanes.
 #[inline]
-fn split(four: &[Vec2]) -> (Vec4, Vec4) {
+fn lanes_of(eight: &[f32]) -> f32x8 {
+    bytemuck::pod_read_unaligned(bytemuck::cast_slice(eight))
+}
+
+/// Eight vectors' x and y lanes.
+#[inline]
+fn split(eight: &[Vec2]) -> (f32x8, f32x8) {
     (
-        Vec4::from_array(std::array::from_fn(|lane| four[lane].x)),
-        Vec4::from_array(std::array::from_fn(|lane| four[lane].y)),
+        f32x8::new(std::array::from_fn(|lane| eight[lane].x)),
+        f32x8::new(std::array::from_fn(|lane| eight[lane].y)),
     )
 }
 
 impl MotionLanes {
-    /// Rows `start..start + 4` of the motion columns.
+    /// Rows `start..start + 8` of the motion columns.
     #[inline]
     fn load(positions: &[Vec2], velocities: &[Vec2], headings: &[f32], start: usize) -> Self {
         let rows = start..start + LANES;
@@ -439,11 +446,11 @@ impl MotionLanes {
             y,
             vx,
             vy,
-            heading: Vec4::from_slice(&headings[rows]),
+            heading: lanes_of(&headings[rows]),
         }
     }
 
-    /// Writes the four units to rows `start..start + 4` of the columns.
+    /// Writes the eight units to rows `start..start + 8` of the columns.
     #[inline]
     fn store(
         &self,
@@ -452,32 +459,37 @@ impl MotionLanes {
         headings: &mut [f32],
         start: usize,
     ) {
+        let [x, y, vx, vy] = [self.x, self.y, self.vx, self.vy].map(f32x8::to_array);
         for lane in 0..LANES {
-            positions[start + lane] = Vec2::new(self.x[lane], self.y[lane]);
-            velocities[start + lane] = Vec2::new(self.vx[lane], self.vy[lane]);
+            positions[start + lane] = Vec2::new(x[lane], y[lane]);
+            velocities[start + lane] = Vec2::new(vx[lane], vy[lane]);
         }
-        self.heading
-            .write_to_slice(&mut headings[start..start + LANES]);
+        headings[start..start + LANES].copy_from_slice(&self.heading.to_array());
     }
 
-    /// One unit.
+    /// The eight units, one a row.
     #[inline]
-    fn lane(&self, lane: usize) -> Motion {
-        Motion {
-            position: Vec2::new(self.x[lane], self.y[lane]),
-            velocity: Vec2::new(self.vx[lane], self.vy[lane]),
-            heading: self.heading[lane],
-        }
+    fn rows(&self) -> [Motion; LANES] {
+        let [x, y, vx, vy, heading] =
+            [self.x, self.y, self.vx, self.vy, self.heading].map(f32x8::to_array);
+        std::array::from_fn(|lane| Motion {
+            position: Vec2::new(x[lane], y[lane]),
+            velocity: Vec2::new(vx[lane], vy[lane]),
+            heading: heading[lane],
+        })
     }
 
-    /// Replaces one unit.
+    /// Eight units, one a lane.
     #[inline]
-    fn set_lane(&mut self, lane: usize, motion: Motion) {
-        self.x[lane] = motion.position.x;
-        self.y[lane] = motion.position.y;
-        self.vx[lane] = motion.velocity.x;
-        self.vy[lane] = motion.velocity.y;
-        self.heading[lane] = motion.heading;
+    fn from_rows(rows: &[Motion; LANES]) -> Self {
+        let lanes = |field: fn(&Motion) -> f32| f32x8::new(rows.map(|row| field(&row)));
+        MotionLanes {
+            x: lanes(|row| row.position.x),
+            y: lanes(|row| row.position.y),
+            vx: lanes(|row| row.velocity.x),
+            vy: lanes(|row| row.velocity.y),
+            heading: lanes(|row| row.heading),
+        }
     }
 }
 
@@ -493,22 +505,22 @@ impl IntegrateStats {
         }
     }
 
-    /// [`IntegrateStats::count`] for rows `start..start + 4`, moved to
+    /// [`IntegrateStats::count`] for rows `start..start + 8`, moved to
     /// `next`: the same sums.
     #[inline]
     fn count_lanes(&mut self, next: &MotionLanes, inputs: &ChunkInputs<'_>, start: usize) {
-        let moving = next.vx.cmpne(Vec4::ZERO) | next.vy.cmpne(Vec4::ZERO);
-        self.moving += moving.bitmask().count_ones() as usize;
+        let moving = next.vx.simd_ne(f32x8::ZERO) | next.vy.simd_ne(f32x8::ZERO);
+        self.moving += moving.to_bitmask().count_ones() as usize;
         let (desired_x, desired_y) = split(&inputs.desired[start..start + LANES]);
-        let driving = desired_x.cmpne(Vec4::ZERO) | desired_y.cmpne(Vec4::ZERO);
-        self.driving += driving.bitmask().count_ones() as usize;
+        let driving = desired_x.simd_ne(f32x8::ZERO) | desired_y.simd_ne(f32x8::ZERO);
+        self.driving += driving.to_bitmask().count_ones() as usize;
         let speed = (next.vx * next.vx + next.vy * next.vy).sqrt();
-        let fraction = speed / Vec4::from_slice(&inputs.max_speed[start..start + LANES]);
+        let fraction = speed / lanes_of(&inputs.max_speed[start..start + LANES]);
         // `f32::min(fraction, 1.0)`: 1 for NaN.
-        let fraction = Vec4::select(fraction.cmplt(Vec4::ONE), fraction, Vec4::ONE);
-        let scaled = Vec4::select(driving, fraction * SPEED_FRACTION_SCALE, Vec4::ZERO);
+        let fraction = fraction.simd_lt(f32x8::ONE).select(fraction, f32x8::ONE);
+        let scaled = driving.select(fraction * SPEED_FRACTION_SCALE, f32x8::ZERO);
         // Each lane in 0..=SPEED_FRACTION_SCALE, so truncating is `as u64`
-        // and the float sum of four whole numbers is exact.
-        self.speed_fraction_sum += scaled.trunc().element_sum() as u64;
+        // and the float sum of eight whole numbers is exact.
+        self.speed_fraction_sum += scaled.trunc().to_array().iter().sum::<f32>() as u64;
     }
 }
