@@ -30,7 +30,7 @@ use glam::Vec2;
 use wide::f32x8;
 
 use super::drive_lanes::{LimitLanes, MotionLanes, drive_lanes};
-use super::{angles, walls};
+use super::{angles, lanes_of, walls};
 use crate::nav::WorldMap;
 use crate::parallel::for_each_chunk3_of;
 use crate::vehicles::{ColumnsMut, Handling, VehicleKind};
@@ -415,12 +415,6 @@ impl ChunkInputs<'_> {
         }
         MotionLanes::from_rows(&rows)
     }
-}
-
-/// Eight consecutive values, in lanes.
-#[inline]
-fn lanes_of(eight: &[f32]) -> f32x8 {
-    bytemuck::pod_read_unaligned(bytemuck::cast_slice(eight))
 }
 
 /// Eight vectors' x and y lanes.

@@ -357,6 +357,14 @@ impl Waiting {
     }
 }
 
+/// Eight consecutive values (`eight.len()` must be 8), in the lanes of an
+/// `f32x8`: one unaligned load. Shared by the threat search's sift and the
+/// `integrate` step.
+#[inline]
+fn lanes_of(eight: &[f32]) -> wide::f32x8 {
+    bytemuck::pod_read_unaligned(bytemuck::cast_slice(eight))
+}
+
 /// How much the ground under `position` slows a unit: its cell's cost
 /// multiplier (swamp, nebula), at least 1; 1 off the map or with none.
 #[inline]

@@ -23,6 +23,7 @@ use glam::{Mat4, Vec2, Vec4};
 use wide::f32x8;
 
 use super::avoid::{Body, Mover};
+use super::lanes_of;
 use crate::parallel::for_each_chunk3;
 
 /// Threats answered at once.
@@ -181,10 +182,8 @@ impl MoverColumns {
     /// the end hold stale values).
     #[inline]
     pub(crate) fn positions(&self, row: usize) -> (f32x8, f32x8) {
-        let eight = |column: &[f32]| {
-            bytemuck::pod_read_unaligned(bytemuck::cast_slice(&column[row..row + SEARCH_LANES]))
-        };
-        (eight(&self.x), eight(&self.y))
+        let rows = row..row + SEARCH_LANES;
+        (lanes_of(&self.x[rows.clone()]), lanes_of(&self.y[rows]))
     }
 
     /// The movers of `rows` (each below [`MoverColumns::len`]), in lanes.
@@ -217,7 +216,7 @@ impl MoverColumns {
     }
 
     /// One quad of the records of `rows`, turned into four fields of eight
-    /// lanes: two 4 × 4 transposes, each half a lane's rows.
+    /// lanes: a 4 × 4 transpose for each half of the rows.
     #[inline]
     fn transposed(
         &self,
