@@ -158,6 +158,42 @@ pub fn for_each_chunk3_of<A: Send, B: Send, C: Send>(
     }
 }
 
+/// The numbered chunk of four columns, as zipped iterators yield it.
+type ChunkOf4<'a, A, B, C, D> = (
+    usize,
+    (((&'a mut [A], &'a mut [B]), &'a mut [C]), &'a mut [D]),
+);
+
+/// [`for_each_chunk3_of`] over four columns cut alike.
+pub fn for_each_chunk4_of<A: Send, B: Send, C: Send, D: Send>(
+    chunk_rows: usize,
+    (a, b, c, d): (&mut [A], &mut [B], &mut [C], &mut [D]),
+    work: impl Fn(usize, &mut [A], &mut [B], &mut [C], &mut [D]) + Sync,
+) {
+    assert!(
+        a.len() == b.len() && b.len() == c.len() && c.len() == d.len(),
+        "columns differ in length"
+    );
+    let run = |(chunk, (((a, b), c), d)): ChunkOf4<'_, A, B, C, D>| {
+        work(chunk * chunk_rows, a, b, c, d);
+    };
+    if a.len() < PARALLEL_MIN_ROWS {
+        a.chunks_mut(chunk_rows)
+            .zip(b.chunks_mut(chunk_rows))
+            .zip(c.chunks_mut(chunk_rows))
+            .zip(d.chunks_mut(chunk_rows))
+            .enumerate()
+            .for_each(run);
+    } else {
+        a.par_chunks_mut(chunk_rows)
+            .zip(b.par_chunks_mut(chunk_rows))
+            .zip(c.par_chunks_mut(chunk_rows))
+            .zip(d.par_chunks_mut(chunk_rows))
+            .enumerate()
+            .for_each(run);
+    }
+}
+
 /// Counts the rows in `0..rows` for which `test(row)` holds. Integer sums are
 /// exact, so the count is the same with any number of threads. (Float
 /// reductions need fixed chunks combined in order: rayon's float `sum` is not

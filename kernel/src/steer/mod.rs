@@ -27,7 +27,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use glam::Vec2;
 
 use crate::nav::WorldMap;
-use crate::parallel::for_each_chunk3_of;
+use crate::parallel::for_each_chunk4_of;
 use crate::spatial::SpatialHash;
 use crate::vehicles::{ColumnsMut, SteerMode};
 use avoid::{Body, Mover, Near, Question, Response, ThreatSearch};
@@ -134,7 +134,6 @@ fn steer_rows(
     world: SteerWorld<'_>,
 ) -> SteerStats {
     let ColumnsMut {
-        position,
         max_speed,
         cruise_speed,
         max_brake,
@@ -148,7 +147,6 @@ fn steer_rows(
         stalled_s,
         ..
     } = columns;
-    let position = &**position;
     let (max_speed, cruise_speed, max_brake, turn_rate, drive_to, goal, steer_mode) = (
         &**max_speed,
         &**cruise_speed,
@@ -164,12 +162,10 @@ fn steer_rows(
     let by_block = spatial.block_covers(world.avoid_radius);
     let radius_sq = world.avoid_radius * world.avoid_radius;
     let counts = [(); 4].map(|()| AtomicUsize::new(0));
-    for_each_chunk3_of(
+    for_each_chunk4_of(
         STEER_CHUNK_ROWS,
-        desired_velocity,
-        progress_m,
-        stalled_s,
-        |first, desired, progress, stalled| {
+        (desired_velocity, progress_m, stalled_s, steered_from),
+        |first, desired, progress, stalled, steered_from| {
             let rows = first..first + desired.len();
             let (places, drive_to, goal) = (
                 &places[rows.clone()],
@@ -181,11 +177,7 @@ fn steer_rows(
                 &cruise_speed[rows.clone()],
                 &max_speed[rows.clone()],
             );
-            let (max_brake, turn_rate, steered_from) = (
-                &max_brake[rows.clone()],
-                &turn_rate[rows.clone()],
-                &steered_from[rows],
-            );
+            let (max_brake, turn_rate) = (&max_brake[rows.clone()], &turn_rate[rows]);
             let mut tally = [0usize; 4];
             let mut out = Rows {
                 desired,
@@ -262,7 +254,6 @@ fn steer_rows(
             }
         },
     );
-    steered_from.copy_from_slice(position);
     let [arrived, avoiding, stopped, stuck] = counts.map(AtomicUsize::into_inner);
     SteerStats {
         arrived,
@@ -277,14 +268,17 @@ struct Rows<'a> {
     desired: &'a mut [Vec2],
     progress: &'a mut [f32],
     stalled: &'a mut [f32],
-    steered_from: &'a [Vec2],
+    /// Where each unit was when last steered: read, then set to where it
+    /// is now.
+    steered_from: &'a mut [Vec2],
     dt: f32,
 }
 
 impl Rows<'_> {
     /// Writes row `offset`'s desired velocity, `wanted`, and tracks its
-    /// progress from `position` toward `target`; counts arrived units in
-    /// `tally[0]` and stuck ones in `tally[3]`.
+    /// progress from `position` toward `target` (and steers from there
+    /// next time); counts arrived units in `tally[0]` and stuck ones in
+    /// `tally[3]`.
     #[inline]
     fn finish(
         &mut self,
@@ -321,6 +315,7 @@ impl Rows<'_> {
         if *stalled >= STUCK_AFTER_S {
             tally[3] += 1;
         }
+        self.steered_from[offset] = position;
     }
 }
 
