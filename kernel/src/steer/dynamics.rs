@@ -294,13 +294,18 @@ pub fn integrate_columns(
                     .unwrap_or_else(|| inputs.drive_each(start, &before, dt));
                 if let Some(map) = map {
                     let (from, mut steps) = (before.rows(), next.rows());
+                    let mut walled = 0;
                     for (lane, step) in steps.iter_mut().enumerate() {
                         if altitude[start + lane] <= 0.0 {
                             let from = from[lane].position;
-                            tally.walled += usize::from(walls::stop_at_wall(map, from, step));
+                            walled += usize::from(walls::stop_at_wall(map, from, step));
                         }
                     }
-                    next = MotionLanes::from_rows(&steps);
+                    // Back into lanes only if a wall cut a step short.
+                    if walled > 0 {
+                        tally.walled += walled;
+                        next = MotionLanes::from_rows(&steps);
+                    }
                 }
                 next.store(positions, velocities, headings, start);
                 tally.count_lanes(&next, &inputs, start);
