@@ -410,7 +410,11 @@ impl SpatialHash {
         let cells = ((sides - origin) * self.inv_cell_size)
             .max(Vec4::ZERO)
             .min(last);
-        cells.to_array().map(|cell| cell as i32 as usize)
+        // Every lane is in `0..=last`, below 2^24: one truncating
+        // conversion of all four (`cvttps2dq`) gives what `as i32` gives
+        // each, without its saturation checks.
+        let cells: wide::f32x4 = bytemuck::cast(cells);
+        cells.fast_trunc_int().to_array().map(|cell| cell as usize)
     }
 
     /// Visits every unit within `radius` of `point` (inclusive), as
