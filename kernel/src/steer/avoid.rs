@@ -218,6 +218,8 @@ pub struct ThreatSearch {
 /// tests run once per query, in one loop, instead of whenever a group is
 /// queued (a branch taken at random). A multiple of [`SEARCH_LANES`].
 const QUEUE_ROWS: usize = 32;
+// A power of two: a queue slot's index is masked into range.
+const _: () = assert!(QUEUE_ROWS.is_power_of_two());
 
 /// `QUEUED_LANES[mask]`: the lanes set in `mask`, in order, then zeros.
 const QUEUED_LANES: [[u32; SEARCH_LANES]; 1 << SEARCH_LANES] = {
@@ -309,11 +311,16 @@ impl ThreatSearch {
     fn test_group(&mut self, movers: &MoverColumns, first: usize, count: usize) {
         // Lanes past `count` hold rows queued earlier or left over (every
         // slot holds a row of `movers`), and take no part.
+        // `first + lane` is below QUEUE_ROWS (`first` is at most
+        // `QUEUE_ROWS - SEARCH_LANES`): the mask changes nothing but spares
+        // a bounds check a lane.
         let rows: [usize; SEARCH_LANES] =
-            std::array::from_fn(|lane| self.queue[first + lane] as usize);
+            std::array::from_fn(|lane| self.queue[(first + lane) & (QUEUE_ROWS - 1)] as usize);
         if let Some(time) = self.soonest_in(movers, rows, FIRST_LANES[count]) {
-            // No NaN: every lane is a time below the soonest or infinite.
-            self.soonest_time = time.to_array().into_iter().fold(f32::INFINITY, f32::min);
+            // No NaN: every lane is a time below the soonest or infinite,
+            // so the minimum does not depend on the order it is taken in.
+            let [low, high]: [Vec4; 2] = bytemuck::cast(time);
+            self.soonest_time = low.min(high).min_element();
             let lane = time.simd_eq(f32x8::splat(self.soonest_time)).to_bitmask();
             self.soonest = Some(rows[lane.trailing_zeros() as usize]);
         }
