@@ -5,7 +5,8 @@
 //! neighbour query looks at a handful of nearby buckets instead of every unit.
 //!
 //! The buckets are a dense grid over fixed world bounds, filled by a counting
-//! sort into one cell-ordered index array (`cell_start` prefix sums + `order`),
+//! sort into one cell-ordered index array (`cell_start` prefix sums + `order`;
+//! a grid of many cells is cleared and summed in parallel chunks),
 //! with a cell-ordered copy of the positions beside it so a query streams
 //! through contiguous memory. Cells in one grid row are adjacent in that array,
 //! so a query window of any width costs one range per row. A query about a
@@ -24,6 +25,10 @@ use thiserror::Error;
 const CHUNK: usize = 4096;
 /// A parallel call costs microseconds; smaller worlds run sequentially.
 const PARALLEL_MIN_UNITS: usize = 16_384;
+/// Cells per parallel chunk of the rebuild's clearing and prefix sums.
+const CELL_CHUNK: usize = 1 << 14;
+/// Grids with fewer cells clear and sum them on one thread.
+const PARALLEL_MIN_CELLS: usize = 4 * CELL_CHUNK;
 /// Upper bound on the number of cells, so bad bounds cannot exhaust memory.
 pub const MAX_CELLS: usize = 1 << 26;
 /// Upper bound on cells along one axis (f32 counts exactly up to here).
@@ -95,6 +100,9 @@ pub struct SpatialHash {
     cell_start: Vec<u32>,
     /// A grid row and one cell more.
     pad: usize,
+    /// Per chunk of [`CELL_CHUNK`] cells of the prefix sums: its total and
+    /// largest count, then the running total before it.
+    chunk_sums: Vec<(u32, u32)>,
     /// Unit indices in cell order.
     order: Vec<u32>,
     /// Positions in cell order (`sorted_position[k]` is unit `order[k]`'s).
@@ -136,6 +144,7 @@ impl SpatialHash {
             });
         }
         let (width, height) = (width as usize, height as usize);
+        let cells = width * height + 2 * (width + 1) + 2;
         Ok(SpatialHash {
             origin: bounds.min,
             cell_size,
@@ -143,8 +152,9 @@ impl SpatialHash {
             width,
             height,
             last_cell: Vec2::new((width - 1) as f32, (height - 1) as f32),
-            cell_start: vec![0; width * height + 2 * (width + 1) + 2],
+            cell_start: vec![0; cells],
             pad: width + 1,
+            chunk_sums: vec![(0, 0); cells.div_ceil(CELL_CHUNK)],
             order: Vec::new(),
             sorted_position: Vec::new(),
             cell_of: Vec::new(),
@@ -241,17 +251,12 @@ impl SpatialHash {
         // Counts land two places up so that, after the prefix sum and the
         // scatter (which advances each cell's cursor), cell_start[pad + c]
         // is the start of cell c and cell_start[pad + c + 1] its end.
-        self.cell_start.fill(0);
+        clear(&mut self.cell_start);
         let grid = &mut self.cell_start[self.pad..];
         for &cell in &cell_of {
             grid[cell as usize + 2] += 1;
         }
-        let (mut running, mut max_cell_units) = (0, 0);
-        for start in grid.iter_mut() {
-            max_cell_units = max_cell_units.max(*start);
-            running += *start;
-            *start = running;
-        }
+        let max_cell_units = running_sums(grid, &mut self.chunk_sums);
         for (unit, &cell) in cell_of.iter().enumerate() {
             let cursor = &mut grid[cell as usize + 1];
             let place = *cursor as usize;
@@ -453,6 +458,61 @@ impl SpatialHash {
     }
 }
 
+/// Sets every count to 0; large grids in parallel.
+fn clear(counts: &mut [u32]) {
+    if counts.len() < PARALLEL_MIN_CELLS {
+        counts.fill(0);
+    } else {
+        counts
+            .par_chunks_mut(CELL_CHUNK)
+            .for_each(|chunk| chunk.fill(0));
+    }
+}
+
+/// Replaces each count by the sum of it and all before it, and returns the
+/// largest count. Large grids in two parallel passes over chunks of
+/// [`CELL_CHUNK`] cells (each chunk's total, then each chunk's sums from
+/// the total of the chunks before it), `chunk_sums` holding one entry a
+/// chunk: integer sums, the same with any number of threads.
+fn running_sums(counts: &mut [u32], chunk_sums: &mut [(u32, u32)]) -> u32 {
+    if counts.len() < PARALLEL_MIN_CELLS {
+        let (mut running, mut largest) = (0, 0);
+        for count in counts {
+            largest = largest.max(*count);
+            running += *count;
+            *count = running;
+        }
+        return largest;
+    }
+    let chunk_sums = &mut chunk_sums[..counts.len().div_ceil(CELL_CHUNK)];
+    counts
+        .par_chunks(CELL_CHUNK)
+        .zip(chunk_sums.par_iter_mut())
+        .for_each(|(chunk, sums)| {
+            *sums = chunk.iter().fold((0, 0), |(total, largest), &count| {
+                (total + count, largest.max(count))
+            });
+        });
+    let (mut running, mut largest) = (0, 0);
+    for sums in chunk_sums.iter_mut() {
+        let (total, chunk_largest) = *sums;
+        largest = largest.max(chunk_largest);
+        *sums = (running, 0);
+        running += total;
+    }
+    counts
+        .par_chunks_mut(CELL_CHUNK)
+        .zip(chunk_sums.par_iter())
+        .for_each(|(chunk, &(before, _))| {
+            let mut running = before;
+            for count in chunk {
+                running += *count;
+                *count = running;
+            }
+        });
+    largest
+}
+
 #[cfg(test)]
 mod tests {
     use proptest::prelude::*;
@@ -484,6 +544,27 @@ mod tests {
             4 => (-100f32..100.0, -100f32..100.0).prop_map(|(x, y)| Vec2::new(x, y)),
             1 => (-1e7f32..1e7, -1e7f32..1e7).prop_map(|(x, y)| Vec2::new(x, y)),
         ]
+    }
+
+    proptest! {
+        /// The chunked parallel running sums of a grid too large for one
+        /// thread are the one-thread running sums, and its largest count.
+        #[test]
+        fn parallel_running_sums_are_the_sequential_ones(
+            counts in prop::collection::vec(0u32..4, PARALLEL_MIN_CELLS..PARALLEL_MIN_CELLS + 3 * CELL_CHUNK),
+        ) {
+            let mut expected = counts.clone();
+            let (mut running, mut largest) = (0, 0);
+            for count in &mut expected {
+                largest = largest.max(*count);
+                running += *count;
+                *count = running;
+            }
+            let mut sums = counts.clone();
+            let mut chunk_sums = vec![(7, 7); counts.len().div_ceil(CELL_CHUNK) + 2];
+            prop_assert_eq!(running_sums(&mut sums, &mut chunk_sums), largest);
+            prop_assert_eq!(sums, expected);
+        }
     }
 
     /// After the units are renumbered in cell order, each unit's cell is
