@@ -61,6 +61,8 @@
 
 use glam::{BVec4A, Mat3, Vec2, Vec3, Vec4};
 
+use crate::steer::angles;
+
 /// Newton or bisection samples per contact function at most. Newton from the
 /// sphere start converges quadratically in a handful of steps; bisection
 /// alone would still narrow the bracket to 2⁻²⁴, the resolution of `f32`.
@@ -146,9 +148,11 @@ impl Shape {
     /// about the vertical axis.
     #[must_use]
     pub fn new(semi_axes: Vec3, yaw: f32) -> Shape {
-        let (sin, cos) = yaw.sin_cos();
         Shape {
-            forward: Vec2::new(cos, sin),
+            // Cephes' polynomials inline, not a libm call: separation
+            // builds a shape for every unit in every pass, and they give
+            // the same bits on every platform.
+            forward: angles::direction(yaw),
             squared: semi_axes * semi_axes,
         }
     }

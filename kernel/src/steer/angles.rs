@@ -1,5 +1,7 @@
-//! Single-precision `atan2` and angle-to-direction for the `integrate` stage,
-//! inline and branch-light instead of calls into the platform's libm.
+//! Single-precision `atan2` and angle-to-direction for the `integrate` stage
+//! (and the direction for separation's shield shapes,
+//! [`crate::ellipsoid::Shape::new`]), inline and branch-light instead of
+//! calls into the platform's libm.
 //!
 //! The polynomials are Cephes' `atanf`, `sinf` and `cosf` (S. L. Moshier,
 //! *Methods and Programs for Mathematical Functions*, 1989; Cephes Math
