@@ -61,7 +61,7 @@
 
 use glam::{BVec4A, Mat3, Vec2, Vec3, Vec4};
 
-use crate::steer::angles;
+use crate::angles;
 
 /// Newton or bisection samples per contact function at most. Newton from the
 /// sphere start converges quadratically in a handful of steps; bisection
@@ -150,8 +150,9 @@ impl Shape {
     pub fn new(semi_axes: Vec3, yaw: f32) -> Shape {
         Shape {
             // Cephes' polynomials inline, not a libm call: separation
-            // builds a shape for every unit in every pass, and they give
-            // the same bits on every platform.
+            // builds a shape for every unit in every pass, and within
+            // ±64π (beyond, `direction` falls back to libm) they give the
+            // same bits on every platform.
             forward: angles::direction(yaw),
             squared: semi_axes * semi_axes,
         }

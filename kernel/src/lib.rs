@@ -1,5 +1,6 @@
 #![doc = include_str!("../../README.md")]
 
+pub mod angles;
 pub mod ellipsoid;
 pub mod formation;
 pub mod instrument;

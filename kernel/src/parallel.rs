@@ -167,7 +167,10 @@ type ChunkOf4<'a, A, B, C, D> = (
 /// [`for_each_chunk3_of`] over four columns cut alike.
 pub fn for_each_chunk4_of<A: Send, B: Send, C: Send, D: Send>(
     chunk_rows: usize,
-    (a, b, c, d): (&mut [A], &mut [B], &mut [C], &mut [D]),
+    a: &mut [A],
+    b: &mut [B],
+    c: &mut [C],
+    d: &mut [D],
     work: impl Fn(usize, &mut [A], &mut [B], &mut [C], &mut [D]) + Sync,
 ) {
     assert!(

@@ -27,7 +27,7 @@ const CHUNK: usize = 4096;
 const PARALLEL_MIN_UNITS: usize = 16_384;
 /// Cells per parallel chunk of the rebuild's clearing and prefix sums.
 const CELL_CHUNK: usize = 1 << 14;
-/// Grids with fewer cells clear and sum them on one thread.
+/// Grids of fewer cells (width × height) clear and sum them on one thread.
 const PARALLEL_MIN_CELLS: usize = 4 * CELL_CHUNK;
 /// Upper bound on the number of cells, so bad bounds cannot exhaust memory.
 pub const MAX_CELLS: usize = 1 << 26;
@@ -251,12 +251,13 @@ impl SpatialHash {
         // Counts land two places up so that, after the prefix sum and the
         // scatter (which advances each cell's cursor), cell_start[pad + c]
         // is the start of cell c and cell_start[pad + c + 1] its end.
-        clear(&mut self.cell_start);
+        let parallel = self.width * self.height >= PARALLEL_MIN_CELLS;
+        clear(&mut self.cell_start, parallel);
         let grid = &mut self.cell_start[self.pad..];
         for &cell in &cell_of {
             grid[cell as usize + 2] += 1;
         }
-        let max_cell_units = running_sums(grid, &mut self.chunk_sums);
+        let max_cell_units = running_sums(grid, &mut self.chunk_sums, parallel);
         for (unit, &cell) in cell_of.iter().enumerate() {
             let cursor = &mut grid[cell as usize + 1];
             let place = *cursor as usize;
@@ -458,9 +459,9 @@ impl SpatialHash {
     }
 }
 
-/// Sets every count to 0; large grids in parallel.
-fn clear(counts: &mut [u32]) {
-    if counts.len() < PARALLEL_MIN_CELLS {
+/// Sets every count to 0, in parallel chunks if `parallel`.
+fn clear(counts: &mut [u32], parallel: bool) {
+    if !parallel {
         counts.fill(0);
     } else {
         counts
@@ -470,12 +471,12 @@ fn clear(counts: &mut [u32]) {
 }
 
 /// Replaces each count by the sum of it and all before it, and returns the
-/// largest count. Large grids in two parallel passes over chunks of
-/// [`CELL_CHUNK`] cells (each chunk's total, then each chunk's sums from
-/// the total of the chunks before it), `chunk_sums` holding one entry a
-/// chunk: integer sums, the same with any number of threads.
-fn running_sums(counts: &mut [u32], chunk_sums: &mut [(u32, u32)]) -> u32 {
-    if counts.len() < PARALLEL_MIN_CELLS {
+/// largest count. If `parallel`, in two parallel passes over chunks of
+/// [`CELL_CHUNK`] counts (each chunk's total, then each chunk's sums from
+/// the total of the chunks before it), `chunk_sums` holding at least one
+/// entry a chunk: integer sums, the same with any number of threads.
+fn running_sums(counts: &mut [u32], chunk_sums: &mut [(u32, u32)], parallel: bool) -> u32 {
+    if !parallel {
         let (mut running, mut largest) = (0, 0);
         for count in counts {
             largest = largest.max(*count);
@@ -547,12 +548,15 @@ mod tests {
     }
 
     proptest! {
-        /// The chunked parallel running sums of a grid too large for one
-        /// thread are the one-thread running sums, and its largest count.
+        /// The chunked parallel running sums are the one-thread running
+        /// sums, and the largest count is found in whichever chunk holds it.
         #[test]
         fn parallel_running_sums_are_the_sequential_ones(
-            counts in prop::collection::vec(0u32..4, PARALLEL_MIN_CELLS..PARALLEL_MIN_CELLS + 3 * CELL_CHUNK),
+            mut counts in prop::collection::vec(0u32..4, 1..PARALLEL_MIN_CELLS),
+            (tallest, height) in (any::<prop::sample::Index>(), 4u32..1000),
         ) {
+            let tallest = tallest.index(counts.len());
+            counts[tallest] = height;
             let mut expected = counts.clone();
             let (mut running, mut largest) = (0, 0);
             for count in &mut expected {
@@ -562,7 +566,8 @@ mod tests {
             }
             let mut sums = counts.clone();
             let mut chunk_sums = vec![(7, 7); counts.len().div_ceil(CELL_CHUNK) + 2];
-            prop_assert_eq!(running_sums(&mut sums, &mut chunk_sums), largest);
+            prop_assert_eq!(running_sums(&mut sums, &mut chunk_sums, true), largest);
+            prop_assert_eq!(largest, height);
             prop_assert_eq!(sums, expected);
         }
     }

@@ -24,6 +24,7 @@ fn main() {
         planning_on_a_map_allocates_nothing_after_warm_up,
         platoons_in_formation_allocate_nothing_after_warm_up,
         platoons_at_a_bridge_allocate_nothing_after_warm_up,
+        a_fine_grid_rebuilds_without_allocating,
     ] {
         std::thread::spawn(check).join().expect("the check passed");
     }
@@ -106,6 +107,28 @@ fn platoons_in_formation_allocate_nothing_after_warm_up() {
         "platoons moved: {formations:?}"
     );
     assert_eq!(allocations, 0, "allocations inside 100 ticks of platoons");
+}
+
+/// A spatial hash of 90,000 cells, at least the 65,536 from which a rebuild
+/// clears and sums its grid in parallel chunks, and 20,000 units, enough
+/// for the cells to be assigned in parallel too: after one rebuild, the
+/// next allocates nothing.
+fn a_fine_grid_rebuilds_without_allocating() {
+    let bounds = convoy::Bounds::new(Vec2::ZERO, Vec2::splat(300.0));
+    let mut hash = convoy::SpatialHash::new(bounds, 1.0).unwrap();
+    let (width, height) = hash.dimensions();
+    assert!(width * height >= 65_536, "{width} × {height} cells");
+    let positions: Vec<Vec2> = (0..20_000)
+        .map(|i| Vec2::new((i * 37 % 300) as f32 + 0.5, (i * 53 % 299) as f32 + 0.25))
+        .collect();
+    hash.reserve(positions.len());
+    hash.rebuild(&positions);
+    let (allocations, stats) = allocations_during(|| hash.rebuild(&positions));
+    assert_eq!(stats, hash.rebuild(&positions), "the same hash each time");
+    assert_eq!(
+        allocations, 0,
+        "allocations inside a rebuild of a fine grid"
+    );
 }
 
 fn a_hundred_ticks_of_ten_thousand_units_allocate_nothing_after_warm_up() {

@@ -314,6 +314,7 @@ impl ThreatSearch {
         // `first + lane` is below QUEUE_ROWS (`first` is at most
         // `QUEUE_ROWS - SEARCH_LANES`): the mask changes nothing but spares
         // a bounds check a lane.
+        debug_assert!(first <= QUEUE_ROWS - SEARCH_LANES, "group at slot {first}");
         let rows: [usize; SEARCH_LANES] =
             std::array::from_fn(|lane| self.queue[(first + lane) & (QUEUE_ROWS - 1)] as usize);
         if let Some(time) = self.soonest_in(movers, rows, FIRST_LANES[count]) {

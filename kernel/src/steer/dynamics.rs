@@ -294,16 +294,16 @@ pub fn integrate_columns(
                     .unwrap_or_else(|| inputs.drive_each(start, &before, dt));
                 if let Some(map) = map {
                     let (from, mut steps) = (before.rows(), next.rows());
-                    let mut walled = 0;
+                    let mut cut_short = 0;
                     for (lane, step) in steps.iter_mut().enumerate() {
                         if altitude[start + lane] <= 0.0 {
                             let from = from[lane].position;
-                            walled += usize::from(walls::stop_at_wall(map, from, step));
+                            cut_short += usize::from(walls::stop_at_wall(map, from, step));
                         }
                     }
                     // Back into lanes only if a wall cut a step short.
-                    if walled > 0 {
-                        tally.walled += walled;
+                    if cut_short > 0 {
+                        tally.walled += cut_short;
                         next = MotionLanes::from_rows(&steps);
                     }
                 }

@@ -11,7 +11,6 @@
 //! [`follow`] drives wheeled units along those curves (called by the `paths`
 //! stage's follow pass).
 
-pub mod angles;
 pub mod avoid;
 mod drive_lanes;
 pub mod dynamics;
@@ -21,6 +20,10 @@ pub mod movers;
 pub mod seek;
 pub mod turning;
 pub mod walls;
+
+/// The inline angle functions, also used outside steering (kept here for
+/// the path `convoy::steer::angles`).
+pub use crate::angles;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -164,7 +167,10 @@ fn steer_rows(
     let counts = [(); 4].map(|()| AtomicUsize::new(0));
     for_each_chunk4_of(
         STEER_CHUNK_ROWS,
-        (desired_velocity, progress_m, stalled_s, steered_from),
+        desired_velocity,
+        progress_m,
+        stalled_s,
+        steered_from,
         |first, desired, progress, stalled, steered_from| {
             let rows = first..first + desired.len();
             let (places, drive_to, goal) = (

@@ -1,5 +1,5 @@
 //! Single-precision `atan2` and angle-to-direction for the `integrate` stage
-//! (and the direction for separation's shield shapes,
+//! (and the direction of separation's shield shapes,
 //! [`crate::ellipsoid::Shape::new`]), inline and branch-light instead of
 //! calls into the platform's libm.
 //!
