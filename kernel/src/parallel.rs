@@ -41,31 +41,6 @@ pub fn for_each_chunk_of<T: Send>(
     }
 }
 
-/// Folds each chunk of `input` from `identity` with `fold` and combines the
-/// chunks' results with `combine`, in parallel when the pass is large
-/// enough. How chunks are grouped depends on the threads, so `combine` must
-/// be exactly associative and commutative (integer sums, `max`, `min`) for
-/// the result not to.
-pub fn fold_chunks<T: Sync, R: Copy + Send + Sync>(
-    input: &[T],
-    identity: R,
-    fold: impl Fn(R, &T) -> R + Sync,
-    combine: impl Fn(R, R) -> R + Sync,
-) -> R {
-    let fold_chunk = |chunk: &[T]| chunk.iter().fold(identity, &fold);
-    if input.len() < PARALLEL_MIN_ROWS {
-        input
-            .chunks(CHUNK_ROWS)
-            .map(fold_chunk)
-            .fold(identity, &combine)
-    } else {
-        input
-            .par_chunks(CHUNK_ROWS)
-            .map(fold_chunk)
-            .reduce(|| identity, &combine)
-    }
-}
-
 /// [`for_each_chunk`] where each chunk's `work` also returns a value, all of
 /// which are combined from `identity` with `combine`. How chunks are
 /// grouped depends on the threads, so `combine` must be exactly associative
@@ -76,16 +51,28 @@ pub fn for_each_chunk_fold<T: Send, R: Copy + Send + Sync>(
     work: impl Fn(usize, &mut [T]) -> R + Sync,
     combine: impl Fn(R, R) -> R + Sync,
 ) -> R {
-    let run = |(chunk, rows): (usize, &mut [T])| work(chunk * CHUNK_ROWS, rows);
+    for_each_chunk_fold_of(output, CHUNK_ROWS, identity, work, combine)
+}
+
+/// [`for_each_chunk_fold`] with chunks of `chunk_rows` rows (a constant of
+/// the pass, never the thread count).
+pub fn for_each_chunk_fold_of<T: Send, R: Copy + Send + Sync>(
+    output: &mut [T],
+    chunk_rows: usize,
+    identity: R,
+    work: impl Fn(usize, &mut [T]) -> R + Sync,
+    combine: impl Fn(R, R) -> R + Sync,
+) -> R {
+    let run = |(chunk, rows): (usize, &mut [T])| work(chunk * chunk_rows, rows);
     if output.len() < PARALLEL_MIN_ROWS {
         output
-            .chunks_mut(CHUNK_ROWS)
+            .chunks_mut(chunk_rows)
             .enumerate()
             .map(run)
             .fold(identity, &combine)
     } else {
         output
-            .par_chunks_mut(CHUNK_ROWS)
+            .par_chunks_mut(chunk_rows)
             .enumerate()
             .map(run)
             .reduce(|| identity, &combine)

@@ -129,8 +129,7 @@ use crate::ellipsoid::{
 use crate::instrument::zone;
 use crate::nav::WorldMap;
 use crate::parallel::{
-    CHUNK_ROWS, fold_chunks, for_each_chunk, for_each_chunk_fold, for_each_chunk_of,
-    for_each_chunk2,
+    CHUNK_ROWS, for_each_chunk, for_each_chunk_fold, for_each_chunk_fold_of, for_each_chunk2,
 };
 use crate::spatial::{Bounds, GridError, SpatialHash};
 
@@ -243,19 +242,15 @@ struct Body {
     active: bool,
 }
 
-/// One unit's share of a sweep.
+/// One unit's share of a sweep: only its pushes (the counts and depths go
+/// to its chunk's [`Sweep`] totals), so clearing and reading the column is
+/// cheap.
 #[derive(Clone, Copy, Debug, Default)]
 struct Push {
     /// Sum of the pushes from movable partners.
     mutual: Vec2,
     /// Sum of the pushes from immovable partners.
     wall: Vec2,
-    tested: u32,
-    exact: u32,
-    /// Overlapping pairs above tolerance, each counted once.
-    overlaps: u32,
-    depth_m: f32,
-    depth_rel: f32,
     /// Whether any pair of the unit overlapped.
     touched: bool,
 }
@@ -278,38 +273,29 @@ impl Push {
             self.mutual += away;
         }
     }
+}
 
+/// Totals of one sweep, or of one chunk's part of it.
+#[derive(Clone, Copy, Debug, Default)]
+struct Sweep {
+    /// Candidate pairs examined.
+    tested: u64,
+    /// Pairs given the exact test.
+    exact: u64,
+    /// Overlapping pairs above tolerance, each counted once.
+    overlaps: u64,
+    depth_m: f32,
+    depth_rel: f32,
+}
+
+impl Sweep {
+    /// Records `overlap`'s depths, and the pair as overlapping if
+    /// `count_here` (the side that counts it) and it is above tolerance.
     fn record(&mut self, overlap: &Overlap, count_here: bool) {
-        self.touched = true;
         self.depth_m = self.depth_m.max(overlap.depth);
         self.depth_rel = self.depth_rel.max(overlap.relative);
         if count_here && overlap.relative > TOLERANCE_REL {
             self.overlaps += 1;
-        }
-    }
-}
-
-/// Totals of one sweep.
-#[derive(Clone, Copy, Debug, Default)]
-struct Sweep {
-    tested: u64,
-    exact: u64,
-    overlaps: u64,
-    depth_m: f32,
-    depth_rel: f32,
-    largest_push: f32,
-}
-
-impl Sweep {
-    /// The totals with one more unit's `push` (`largest_push` squared).
-    fn with(self, push: &Push) -> Sweep {
-        Sweep {
-            tested: self.tested + u64::from(push.tested),
-            exact: self.exact + u64::from(push.exact),
-            overlaps: self.overlaps + u64::from(push.overlaps),
-            depth_m: self.depth_m.max(push.depth_m),
-            depth_rel: self.depth_rel.max(push.depth_rel),
-            largest_push: self.largest_push.max(push.step().length_squared()),
         }
     }
 
@@ -322,8 +308,27 @@ impl Sweep {
             overlaps: self.overlaps + other.overlaps,
             depth_m: self.depth_m.max(other.depth_m),
             depth_rel: self.depth_rel.max(other.depth_rel),
-            largest_push: self.largest_push.max(other.largest_push),
         }
+    }
+}
+
+/// One chunk of a sweep as it is written: the pushes of places `first..first
+/// + pushes.len()`, and the chunk's totals.
+struct ChunkSweep<'a> {
+    first: usize,
+    pushes: &'a mut [Push],
+    totals: Sweep,
+}
+
+impl ChunkSweep<'_> {
+    /// The chunk's places.
+    fn places(&self) -> Range<usize> {
+        self.first..self.first + self.pushes.len()
+    }
+
+    /// The push of the unit at `place`, one of the chunk's.
+    fn push(&mut self, place: usize) -> &mut Push {
+        &mut self.pushes[place - self.first]
     }
 }
 
@@ -632,9 +637,10 @@ impl Separation {
             if sweep.overlaps == 0 || stats.iterations >= *iterations {
                 break;
             }
-            active = apply_pushes(placed, pushes, input.terrain);
+            let largest_push;
+            (active, largest_push) = apply_pushes(placed, pushes, input.terrain);
             stats.iterations += 1;
-            slack += sweep.largest_push;
+            slack += largest_push;
             if slack > REBUILD_SLACK_CELLS * local.cell_size() {
                 zone!("separation: rebuild");
                 let hash: &SpatialHash = if own_hash { local } else { input.spatial };
@@ -658,13 +664,15 @@ impl Separation {
 
 /// Moves every unit in `placed` by its push (a ground unit's kept off
 /// blocked cells), marks the units that overlapped or moved active, and
-/// returns how many are.
-fn apply_pushes(placed: &mut [Body], pushes: &[Push], terrain: Option<&WorldMap>) -> usize {
+/// returns how many are and the largest push's length (as pushed, before a
+/// wall cut it short).
+fn apply_pushes(placed: &mut [Body], pushes: &[Push], terrain: Option<&WorldMap>) -> (usize, f32) {
     zone!("separation: apply pushes");
     let apply = |first: usize, rows: &mut [Body]| {
-        let mut count = 0;
+        let (mut count, mut largest) = (0, 0.0_f32);
         for (body, push) in rows.iter_mut().zip(&pushes[first..]) {
             let step = push.step();
+            largest = largest.max(step.length_squared());
             body.active = push.touched || step != Vec2::ZERO;
             count += usize::from(body.active);
             if step == Vec2::ZERO {
@@ -675,9 +683,13 @@ fn apply_pushes(placed: &mut [Body], pushes: &[Push], terrain: Option<&WorldMap>
                 None => body.centre + step.extend(0.0),
             };
         }
-        count
+        (count, largest)
     };
-    for_each_chunk_fold(placed, 0, apply, |a, b| a + b)
+    let combine = |(a, a_largest): (usize, f32), (b, b_largest): (usize, f32)| {
+        (a + b, a_largest.max(b_largest))
+    };
+    let (active, largest) = for_each_chunk_fold(placed, (0, 0.0), apply, combine);
+    (active, largest.sqrt())
 }
 
 /// Builds every unit's body into `placed` ([`place_columns`]), sets its
@@ -811,10 +823,12 @@ impl BigUnits {
     }
 
     /// Tests and pushes every pair with a big unit, in the order of the big
-    /// units' places and, for each, of its partners' places.
-    fn push_pairs(&mut self, context: &Context<'_>, pushes: &mut [Push]) {
+    /// units' places and, for each, of its partners' places; returns the
+    /// totals.
+    fn push_pairs(&mut self, context: &Context<'_>, pushes: &mut [Push]) -> Sweep {
+        let mut totals = Sweep::default();
         if self.places.is_empty() {
-            return;
+            return totals;
         }
         let bodies = context.bodies;
         let x = |place: u32| bodies[place as usize].centre.x;
@@ -831,9 +845,9 @@ impl BigUnits {
             let own = &bodies[unit];
             let search = context.search(own);
             let examined = for_each_candidate(context, unit, search, unit..unit + 1, |other| {
-                push_pair(unit, other, context, pushes);
+                push_pair(unit, other, context, pushes, &mut totals);
             });
-            pushes[unit].tested += examined;
+            totals.tested += u64::from(examined);
             // Two shields overlap only if their centres' x differ by less
             // than the sum of their radii (rounding is monotone): the
             // partners lie in one stretch of `by_x`. NaN centres come first
@@ -849,7 +863,7 @@ impl BigUnits {
                 if x(other) - own.centre.x >= reach {
                     break;
                 }
-                pushes[unit].tested += 1;
+                totals.tested += 1;
                 if other as usize > unit {
                     self.partners.push(other);
                 }
@@ -859,33 +873,39 @@ impl BigUnits {
                 let other = other as usize;
                 let them = &bodies[other];
                 if may_overlap(own, them, them.centre - own.centre) {
-                    push_pair(unit, other, context, pushes);
+                    push_pair(unit, other, context, pushes, &mut totals);
                 }
             }
         }
+        totals
     }
 }
 
 /// Measures every unit's push from the current positions into `pushes`
 /// (place order) and returns the totals.
 fn sweep(context: &Context<'_>, big: &mut BigUnits, pushes: &mut [Push]) -> Sweep {
-    for_each_chunk_of(pushes, context.chunk_rows, |first, rows| {
-        rows.fill(Push::default());
-        if context.measure_only {
-            measure_chunk(first, rows, context);
-        } else {
-            push_chunk(first, rows, context);
-        }
-    });
+    let chunks = |work: fn(&mut ChunkSweep<'_>, &Context<'_>), pushes: &mut [Push]| {
+        let each = |first: usize, pushes: &mut [Push]| {
+            let mut chunk = ChunkSweep {
+                first,
+                pushes,
+                totals: Sweep::default(),
+            };
+            work(&mut chunk, context);
+            chunk.totals
+        };
+        let (rows, identity) = (context.chunk_rows, Sweep::default());
+        for_each_chunk_fold_of(pushes, rows, identity, each, Sweep::combine)
+    };
+    let mut totals = if context.measure_only {
+        chunks(measure_chunk, pushes)
+    } else {
+        chunks(push_chunk, pushes)
+    };
     if context.only_active && !context.measure_only {
-        for_each_chunk_of(pushes, context.chunk_rows, |first, rows| {
-            push_marked(first, rows, context);
-        });
+        totals = totals.combine(chunks(push_marked, pushes));
     }
-    big.push_pairs(context, pushes);
-    let mut total = fold_chunks(pushes, Sweep::default(), Sweep::with, Sweep::combine);
-    total.largest_push = total.largest_push.sqrt();
-    total
+    totals.combine(big.push_pairs(context, pushes))
 }
 
 /// Candidate pairs (places) that passed the cheap rejections, waiting for
@@ -971,8 +991,9 @@ fn for_each_candidate(
 /// from its earlier active place; a pair with an inactive unit of another
 /// chunk, from the active side, which marks the other [`Context::marked`]
 /// if they overlap, for [`push_marked`] to push it.
-fn push_chunk(first: usize, chunk: &mut [Push], context: &Context<'_>) {
-    let chunk_end = first + chunk.len();
+fn push_chunk(chunk: &mut ChunkSweep<'_>, context: &Context<'_>) {
+    chunk.pushes.fill(Push::default());
+    let (first, chunk_end) = (chunk.first, chunk.places().end);
     let mut batch = Batch::default();
     for unit in first..chunk_end {
         let own = &context.bodies[unit];
@@ -993,21 +1014,20 @@ fn push_chunk(first: usize, chunk: &mut [Push], context: &Context<'_>) {
             // (and measures itself), nor one the other side tested.
             (moves || shared && them.inv_mass != 0.0) && !(shared && other < unit && them.active)
         };
-        queue_pushes(unit, skip, takes, &mut batch, first, chunk, context);
+        queue_pushes(unit, skip, takes, &mut batch, chunk, context);
     }
-    settle_pushes(&mut batch, first, chunk, context);
+    settle_pushes(&mut batch, chunk, context);
 }
 
 /// Queues the pairs of the unit at place `unit` with the small units in its
 /// window, outside `skip`, that `takes(other, them)` accepts, settling
-/// full batches ([`settle_pushes`]), and counts them in its push.
+/// full batches ([`settle_pushes`]), and counts them in the chunk's totals.
 fn queue_pushes(
     unit: usize,
     skip: Range<usize>,
     takes: impl Fn(usize, &Body) -> bool,
     batch: &mut Batch,
-    first: usize,
-    chunk: &mut [Push],
+    chunk: &mut ChunkSweep<'_>,
     context: &Context<'_>,
 ) {
     let own = &context.bodies[unit];
@@ -1017,20 +1037,20 @@ fn queue_pushes(
         if takes(other, them) {
             exact += 1;
             if batch.queue(unit, other, them.centre - own.centre) {
-                settle_pushes(batch, first, chunk, context);
+                settle_pushes(batch, chunk, context);
             }
         }
     });
-    chunk[unit - first].tested += tested;
-    chunk[unit - first].exact += exact;
+    chunk.totals.tested += u64::from(tested);
+    chunk.totals.exact += exact;
 }
 
 /// In a sweep from the active units, the pushes of the units at places
 /// `first..first + chunk.len()` that [`push_chunk`] marked
 /// [`Context::marked`] (clearing the marks) from their pairs with the active
 /// units of other chunks, each pushing only its own unit.
-fn push_marked(first: usize, chunk: &mut [Push], context: &Context<'_>) {
-    let chunk_places = first..first + chunk.len();
+fn push_marked(chunk: &mut ChunkSweep<'_>, context: &Context<'_>) {
+    let chunk_places = chunk.places();
     let mut batch = Batch::default();
     for unit in chunk_places.clone() {
         // A plain load first: most places are not marked, and a swap would
@@ -1043,13 +1063,12 @@ fn push_marked(first: usize, chunk: &mut [Push], context: &Context<'_>) {
                 chunk_places.clone(),
                 takes,
                 &mut batch,
-                first,
                 chunk,
                 context,
             );
         }
     }
-    settle_pushes(&mut batch, first, chunk, context);
+    settle_pushes(&mut batch, chunk, context);
 }
 
 /// A ground unit's push kept off blocked cells
@@ -1061,7 +1080,7 @@ fn keep_on_open_ground(map: &WorldMap, centre: Vec3, step: Vec2) -> Vec3 {
 
 /// Tests the queued pairs exactly and pushes the overlapping ones apart
 /// (see [`push_chunk`]), in queue order.
-fn settle_pushes(batch: &mut Batch, first: usize, chunk: &mut [Push], context: &Context<'_>) {
+fn settle_pushes(batch: &mut Batch, chunk: &mut ChunkSweep<'_>, context: &Context<'_>) {
     if batch.len == 0 {
         return;
     }
@@ -1075,13 +1094,15 @@ fn settle_pushes(batch: &mut Batch, first: usize, chunk: &mut [Push], context: &
         };
         let total = own.inv_mass + them.inv_mass;
         let away = overlap.direction * overlap.push;
-        let shared = (first..first + chunk.len()).contains(&other);
-        let push = &mut chunk[unit - first];
+        let shared = chunk.places().contains(&other);
+        let push = chunk.push(unit);
         push.add(-away * (own.inv_mass / total), them.inv_mass == 0.0);
         // Counted by the earlier place, or by the movable side.
-        push.record(&overlap, shared || unit < other || them.inv_mass == 0.0);
+        let count_here = shared || unit < other || them.inv_mass == 0.0;
+        chunk.totals.record(&overlap, count_here);
         if shared {
-            chunk[other - first].add(away * (them.inv_mass / total), own.inv_mass == 0.0);
+            let away = away * (them.inv_mass / total);
+            chunk.push(other).add(away, own.inv_mass == 0.0);
         } else if context.only_active && !them.active && them.inv_mass > 0.0 {
             context.marked[other].store(true, Ordering::Relaxed);
         }
@@ -1095,10 +1116,11 @@ fn settle_pushes(batch: &mut Batch, first: usize, chunk: &mut [Push], context: &
 /// the inactive ones at earlier places), into the chunk's depths. Only
 /// overlaps deeper than the chunk's deepest so far are measured to the
 /// end.
-fn measure_chunk(first: usize, chunk: &mut [Push], context: &Context<'_>) {
+fn measure_chunk(chunk: &mut ChunkSweep<'_>, context: &Context<'_>) {
+    // Nothing is pushed after the last sweep: its pushes stay as they are.
     let mut batch = Batch::default();
     let mut deepest = Deepest::default();
-    for unit in first..first + chunk.len() {
+    for unit in chunk.places() {
         let own = &context.bodies[unit];
         if own.radius > context.big_radius || context.only_active && !own.active {
             continue;
@@ -1123,21 +1145,20 @@ fn measure_chunk(first: usize, chunk: &mut [Push], context: &Context<'_>) {
             }
             exact += 1;
             if batch.queue(unit, other, offset) {
-                settle_depths(&mut batch, first, chunk, context, &mut deepest);
+                settle_depths(&mut batch, &mut chunk.totals, context, &mut deepest);
             }
         });
-        chunk[unit - first].tested += tested;
-        chunk[unit - first].exact += exact;
+        chunk.totals.tested += u64::from(tested);
+        chunk.totals.exact += exact;
     }
-    settle_depths(&mut batch, first, chunk, context, &mut deepest);
+    settle_depths(&mut batch, &mut chunk.totals, context, &mut deepest);
 }
 
 /// Measures the queued pairs that may be deeper than `deepest` and raises
 /// it (see [`measure_chunk`]).
 fn settle_depths(
     batch: &mut Batch,
-    first: usize,
-    chunk: &mut [Push],
+    totals: &mut Sweep,
     context: &Context<'_>,
     deepest: &mut Deepest,
 ) {
@@ -1164,7 +1185,7 @@ fn settle_depths(
         }
         let (own, them) = (&context.bodies[unit], &context.bodies[other]);
         if let Some(overlap) = resolve(own, them, batch.offset[lane], f, true) {
-            chunk[unit - first].record(&overlap, false);
+            totals.record(&overlap, false);
             deepest.include(&overlap);
         }
     }
@@ -1207,19 +1228,25 @@ fn uninteresting_level(offset: Vec3, smallest: f32, beyond: Deepest) -> f32 {
 
 /// Tests the pair `(unit, other)` (places), which passed the cheap
 /// rejections, once and pushes both.
-fn push_pair(unit: usize, other: usize, context: &Context<'_>, pushes: &mut [Push]) {
+fn push_pair(
+    unit: usize,
+    other: usize,
+    context: &Context<'_>,
+    pushes: &mut [Push],
+    totals: &mut Sweep,
+) {
     let (a, b) = (&context.bodies[unit], &context.bodies[other]);
     let total = a.inv_mass + b.inv_mass;
     if total == 0.0 {
         return;
     }
     let offset = b.centre - a.centre;
-    pushes[unit].exact += 1;
+    totals.exact += 1;
     let contact = contact_function_until(&a.shape, &b.shape, offset, 1.0);
     let Some(overlap) = resolve(a, b, offset, contact.f, unit < other) else {
         return;
     };
-    pushes[unit].record(&overlap, true);
+    totals.record(&overlap, true);
     let away = overlap.direction * overlap.push;
     pushes[unit].add(-away * (a.inv_mass / total), b.inv_mass == 0.0);
     pushes[other].add(away * (b.inv_mass / total), a.inv_mass == 0.0);
