@@ -101,6 +101,9 @@ pub fn for_each_chunk2<A: Send, B: Send>(
     }
 }
 
+/// The numbered chunk of three columns, as zipped iterators yield it.
+type ChunkOf3<'a, A, B, C> = (usize, ((&'a mut [A], &'a mut [B]), &'a mut [C]));
+
 /// Like [`for_each_chunk`] over three columns cut alike: `work(first_row,
 /// a_rows, b_rows, c_rows)`.
 pub fn for_each_chunk3<A: Send, B: Send, C: Send>(
@@ -122,12 +125,24 @@ pub fn for_each_chunk3_of<A: Send, B: Send, C: Send>(
     c: &mut [C],
     work: impl Fn(usize, &mut [A], &mut [B], &mut [C]) + Sync,
 ) {
-    // A column of `()` stands in for the fourth: it takes no memory (a
-    // `Vec` of a zero-sized type never allocates).
-    let mut none = vec![(); a.len()];
-    for_each_chunk4_of(chunk_rows, a, b, c, &mut none, |first, a, b, c, _| {
-        work(first, a, b, c);
-    });
+    assert!(
+        a.len() == b.len() && b.len() == c.len(),
+        "columns differ in length"
+    );
+    let run = |(chunk, ((a, b), c)): ChunkOf3<'_, A, B, C>| work(chunk * chunk_rows, a, b, c);
+    if a.len() < PARALLEL_MIN_ROWS {
+        a.chunks_mut(chunk_rows)
+            .zip(b.chunks_mut(chunk_rows))
+            .zip(c.chunks_mut(chunk_rows))
+            .enumerate()
+            .for_each(run);
+    } else {
+        a.par_chunks_mut(chunk_rows)
+            .zip(b.par_chunks_mut(chunk_rows))
+            .zip(c.par_chunks_mut(chunk_rows))
+            .enumerate()
+            .for_each(run);
+    }
 }
 
 /// The numbered chunk of four columns, as zipped iterators yield it.
@@ -136,8 +151,7 @@ type ChunkOf4<'a, A, B, C, D> = (
     (((&'a mut [A], &'a mut [B]), &'a mut [C]), &'a mut [D]),
 );
 
-/// Like [`for_each_chunk`] over four columns cut alike, in chunks of
-/// `chunk_rows` rows: `work(first_row, a_rows, b_rows, c_rows, d_rows)`.
+/// [`for_each_chunk3_of`] over four columns cut alike.
 pub fn for_each_chunk4_of<A: Send, B: Send, C: Send, D: Send>(
     chunk_rows: usize,
     a: &mut [A],
