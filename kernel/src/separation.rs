@@ -115,7 +115,11 @@
 //! applied push adds the largest push to the slack; once the slack exceeds a
 //! quarter of a cell, the stage rebuilds its own hash from current positions
 //! (same bounds and cell size, allocated at construction) and resets the
-//! slack. Nothing allocates after [`Separation::reserve`].
+//! slack. Its hash is built over the current places, not the units: the
+//! bodies move to the new place order in one copy, and each unit's place is
+//! the new hash's place of its current one (so a cell's units are in the
+//! order of their current places, not of their unit numbers). Nothing
+//! allocates after [`Separation::reserve`].
 
 use std::ops::Range;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -128,9 +132,7 @@ use crate::ellipsoid::{
 };
 use crate::instrument::zone;
 use crate::nav::WorldMap;
-use crate::parallel::{
-    CHUNK_ROWS, for_each_chunk, for_each_chunk_fold, for_each_chunk_fold_of, for_each_chunk2,
-};
+use crate::parallel::{CHUNK_ROWS, for_each_chunk, for_each_chunk_fold, for_each_chunk_fold_of};
 use crate::spatial::{Bounds, GridError, SpatialHash};
 
 /// A pair still counts as overlapping when its depth exceeds this fraction of
@@ -352,11 +354,20 @@ impl Deepest {
 #[derive(Clone, Debug)]
 pub struct Separation {
     iterations: u32,
+    /// The stage's own hash, rebuilt from the bodies' centres in the
+    /// current place order: its "units" are those places.
     local: SpatialHash,
-    /// Bodies in unit order while the stage's own hash is rebuilt.
-    unplaced: Vec<Body>,
-    /// Bodies in the current hash's place order, centres kept current.
+    /// The bodies' ground centres in the current place order, which the
+    /// stage's own hash is rebuilt from.
+    centres: Vec<Vec2>,
+    /// Each unit's place once the stage has rebuilt its own hash (before,
+    /// the tick hash's places are read).
+    place_of: Vec<u32>,
+    /// Bodies in the current place order, centres kept current.
     placed: Vec<Body>,
+    /// The bodies in the next place order while the stage's own hash is
+    /// rebuilt; then swapped with `placed`.
+    replaced: Vec<Body>,
     /// Pushes in place order.
     pushes: Vec<Push>,
     /// Units whose bounding radius exceeds a cell.
@@ -531,8 +542,10 @@ impl Separation {
         Ok(Separation {
             iterations,
             local: SpatialHash::new(bounds, cell_size)?,
-            unplaced: Vec::new(),
+            centres: Vec::new(),
+            place_of: Vec::new(),
             placed: Vec::new(),
+            replaced: Vec::new(),
             pushes: Vec::new(),
             big: BigUnits::default(),
             marked: Marks::default(),
@@ -553,9 +566,13 @@ impl Separation {
     /// Grows scratch (including the big-unit list and the stage's own hash)
     /// to `units`, so passes never allocate.
     pub fn reserve(&mut self, units: usize) {
-        self.unplaced
-            .reserve(units.saturating_sub(self.unplaced.len()));
+        self.centres
+            .reserve(units.saturating_sub(self.centres.len()));
+        self.place_of
+            .reserve(units.saturating_sub(self.place_of.len()));
         self.placed.reserve(units.saturating_sub(self.placed.len()));
+        self.replaced
+            .reserve(units.saturating_sub(self.replaced.len()));
         self.pushes.reserve(units.saturating_sub(self.pushes.len()));
         self.big.reserve(units);
         let marks = &mut self.marked.0;
@@ -587,15 +604,19 @@ impl Separation {
         let Separation {
             iterations,
             local,
-            unplaced,
+            centres,
+            place_of,
             placed,
+            replaced,
             pushes,
             big,
             marked,
         } = self;
         marked.0.resize_with(units, AtomicBool::default);
-        unplaced.resize(units, Body::default());
+        centres.resize(units, Vec2::ZERO);
+        place_of.resize(units, 0);
         placed.resize(units, Body::default());
+        replaced.resize(units, Body::default());
         pushes.resize(units, Push::default());
         let big_radius = input.spatial.cell_size();
         let (layers, big_above) = {
@@ -643,10 +664,10 @@ impl Separation {
             slack += largest_push;
             if slack > REBUILD_SLACK_CELLS * local.cell_size() {
                 zone!("separation: rebuild");
-                let hash: &SpatialHash = if own_hash { local } else { input.spatial };
-                unplace(placed, hash, position, unplaced);
-                local.rebuild(position);
-                place(unplaced, local, placed);
+                let tick_places = (!own_hash).then(|| input.spatial.places());
+                let buffers = (&mut **centres, &**placed, &mut **replaced);
+                rebuild_own_hash(local, buffers, place_of, tick_places);
+                std::mem::swap(placed, replaced);
                 big.list(placed, big_above);
                 own_hash = true;
                 active = units;
@@ -655,8 +676,12 @@ impl Separation {
             }
         }
         if stats.iterations > 0 {
-            let hash: &SpatialHash = if own_hash { local } else { input.spatial };
-            write_back(placed, hash, position);
+            let place_of = if own_hash {
+                place_of
+            } else {
+                input.spatial.places()
+            };
+            write_back(placed, place_of, position);
         }
         stats
     }
@@ -747,39 +772,54 @@ fn place_columns(
     for_each_chunk_fold(placed, Census::EMPTY, build, Census::combine)
 }
 
-/// Copies `placed` (in `hash`'s place order) into `unplaced` in unit order,
-/// and their ground centres into `position`.
-fn unplace(placed: &[Body], hash: &SpatialHash, position: &mut [Vec2], unplaced: &mut [Body]) {
-    let places = hash.places();
-    for_each_chunk2(position, unplaced, |first, positions, bodies| {
-        let rows = positions.iter_mut().zip(bodies);
-        for ((position, body), &place) in rows.zip(&places[first..]) {
-            *body = placed[place as usize];
-            *position = body.centre.truncate();
+/// Rebuilds the stage's own hash `local` from the current centres of
+/// `placed` (in the current place order, which are the hash's "units") and
+/// copies the bodies into `replaced` in its new place order, all active:
+/// one copy of the bodies, where going through unit order took two. Each
+/// unit's place is composed: its new place is the new hash's place of its
+/// current one, read from `place_of`, or from `tick_places` while the
+/// current places are still the tick hash's.
+fn rebuild_own_hash(
+    local: &mut SpatialHash,
+    (centres, placed, replaced): (&mut [Vec2], &[Body], &mut [Body]),
+    place_of: &mut [u32],
+    tick_places: Option<&[u32]>,
+) {
+    for_each_chunk(centres, |first, rows| {
+        for (centre, body) in rows.iter_mut().zip(&placed[first..]) {
+            *centre = body.centre.truncate();
         }
     });
-}
-
-/// Copies `unplaced` (unit order) into `placed` in `hash`'s place order,
-/// all active.
-fn place(unplaced: &[Body], hash: &SpatialHash, placed: &mut [Body]) {
-    let order = hash.order();
-    for_each_chunk(placed, |first, rows| {
-        for (body, &unit) in rows.iter_mut().zip(&order[first..]) {
+    local.rebuild(centres);
+    let earlier_place = local.order();
+    for_each_chunk(replaced, |first, rows| {
+        for (body, &earlier) in rows.iter_mut().zip(&earlier_place[first..]) {
             *body = Body {
                 active: true,
-                ..unplaced[unit as usize]
+                ..placed[earlier as usize]
             };
         }
     });
+    let new_place = local.places();
+    match tick_places {
+        Some(tick_places) => for_each_chunk(place_of, |first, rows| {
+            for (place, &earlier) in rows.iter_mut().zip(&tick_places[first..]) {
+                *place = new_place[earlier as usize];
+            }
+        }),
+        None => for_each_chunk(place_of, |_, rows| {
+            for place in rows {
+                *place = new_place[*place as usize];
+            }
+        }),
+    }
 }
 
-/// Writes the ground positions of `placed` (in `hash`'s place order) back to
-/// the unit-ordered `position`.
-fn write_back(placed: &[Body], hash: &SpatialHash, position: &mut [Vec2]) {
-    let places = hash.places();
+/// Writes the ground positions of `placed` back to the unit-ordered
+/// `position`, unit `u` from place `place_of[u]`.
+fn write_back(placed: &[Body], place_of: &[u32], position: &mut [Vec2]) {
     for_each_chunk(position, |first, rows| {
-        for (position, &place) in rows.iter_mut().zip(&places[first..]) {
+        for (position, &place) in rows.iter_mut().zip(&place_of[first..]) {
             *position = placed[place as usize].centre.truncate();
         }
     });
