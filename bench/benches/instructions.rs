@@ -4,11 +4,14 @@
 //! Every benchmark but `separation_dense` runs on the default profile's world
 //! (10,000 units) built on ONE thread, so the count does not depend on
 //! scheduling, and stepped once so the columns hold a moving world and every
-//! scratch buffer has grown. `separation_dense` runs one separation pass on
-//! the separation bench's crowds at 8,000 units (below the parallel
-//! threshold, so on one thread too): `units_8k` with every semi-axis 2–6 m
-//! (jammed), `across_2_6m_8k` with shields 2–6 m across. Building the world is setup, not counted; the world is returned
-//! from each benchmark so dropping it is not counted either.
+//! scratch buffer has grown; `separation` runs after that world's `steering`
+//! and `integrate` (setup too), so that, as in `Sim::step`, the units have
+//! moved from where the hash saw them. `separation_dense` runs one
+//! separation pass on the separation bench's crowds at 8,000 units (below
+//! the parallel threshold, so on one thread too): `units_8k` with every
+//! semi-axis 2–6 m (jammed), `across_2_6m_8k` with shields 2–6 m across.
+//! Building the world is setup, not counted; the world is returned from each
+//! benchmark so dropping it is not counted either.
 //!
 //! Run with `scripts/bench-instructions.sh` (installs the matching
 //! `gungraun-runner` and checks for valgrind), or directly with
@@ -43,7 +46,6 @@ struct World {
     steering: Steering,
     separation: Separation,
     dt: f32,
-    max_travel: f32,
 }
 
 /// Setup (not counted): the default profile on one thread, stepped once.
@@ -61,7 +63,6 @@ fn world() -> World {
     let columns = sim.vehicles().columns();
     spatial.reserve(columns.position().len());
     spatial.rebuild(columns.position());
-    let max_travel = columns.max_speed().iter().copied().fold(0.0, f32::max) * dt;
     let mut separation = Separation::new(
         config.bounds,
         config.cell_size.unwrap_or(config.neighbour_radius),
@@ -77,8 +78,25 @@ fn world() -> World {
         steering,
         separation,
         dt,
-        max_travel,
     }
+}
+
+/// Setup (not counted): [`world`] after its `steering` and `integrate`
+/// stages, so that separation, as in `Sim::step`, finds the units moved
+/// from where the hash saw them.
+fn moved_world() -> World {
+    let mut world = world();
+    let steer_world = SteerWorld {
+        spatial: &world.spatial,
+        map: None,
+        avoid_radius: world.sim.config().neighbour_radius,
+        bodies: &[],
+        dt: world.dt,
+    };
+    let mut columns = world.sim.vehicles_mut();
+    world.steering.run(&mut columns, steer_world);
+    dynamics::integrate_columns(&mut columns, None, world.dt);
+    world
 }
 
 // `spatial`: rebuild the hash from this tick's positions.
@@ -123,7 +141,7 @@ fn integrate(mut world: World) -> World {
 
 // `separation`: one Jacobi pass pushing overlapping shields apart.
 #[library_benchmark]
-#[bench::units_10k(setup = world)]
+#[bench::units_10k(setup = moved_world)]
 fn separation(mut world: World) -> World {
     let columns = world.sim.vehicles_mut();
     let input = SeparationInput {
@@ -132,7 +150,6 @@ fn separation(mut world: World) -> World {
         shield: columns.shield,
         inv_mass: columns.inv_mass,
         spatial: &world.spatial,
-        max_travel: world.max_travel,
         terrain: None,
     };
     black_box(world.separation.pass(input, columns.position));

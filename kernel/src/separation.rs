@@ -29,11 +29,14 @@
 //!    2,048 to 8,192 places (about a twelfth of the units: the size depends
 //!    on the unit count alone). Every small unit takes as candidates the
 //!    units in the hash cells under a square about its hashed position, of
-//!    half-side its own bounding radius plus the largest small bounding
-//!    radius of the *layers* (small units on the ground, and airborne ones)
-//!    whose altitude span its shield meets, plus twice the *slack* (how far
-//!    any unit may have moved since the hash was built): a tank need not
-//!    reach as far as the wide shields of helicopters flying above it. A
+//!    half-side its own bounding radius and *travel* (how far it is from
+//!    where the hash saw it), plus the largest small bounding radius and
+//!    travel of the *layers* (small units on the ground, and airborne ones)
+//!    whose altitude span its shield meets, plus twice the *slack* (the
+//!    largest pushes since the hash was built): a tank need not reach as far
+//!    as the wide shields of helicopters flying above it, nor as far as they
+//!    fly in a tick. Travel is measured unit by unit, from the hash's own
+//!    record of where it saw each unit, so no bound on speeds is trusted. A
 //!    pair inside one chunk is tested **once**, from its earlier place, and
 //!    pushes both units (the window skips the chunk's earlier places
 //!    outright: a grid row's cells are contiguous places); a pair
@@ -111,11 +114,12 @@
 //! order) to the west.
 //!
 //! **Hashes.** The first sweep uses the tick's hash (built from positions
-//! before integration) with slack = the largest travel of the tick. Every
-//! applied push adds the largest push to the slack; once the slack exceeds a
-//! quarter of a cell, the stage rebuilds its own hash from current positions
-//! (same bounds and cell size, allocated at construction) and resets the
-//! slack. Its hash is built over the current places, not the units: the
+//! before integration), each unit's search widened by the travels as above.
+//! Every applied push adds the largest push to the slack; once the largest
+//! travel plus the slack exceeds a quarter of a cell, the stage rebuilds its
+//! own hash from current positions (same bounds and cell size, allocated at
+//! construction) and resets both (every search then reaches only as far as
+//! the radii). Its hash is built over the current places, not the units: the
 //! bodies move to the new place order in one copy, and each unit's place is
 //! the new hash's place of its current one (so a cell's units are in the
 //! order of their current places, not of their unit numbers). Nothing
@@ -180,10 +184,10 @@ pub struct SeparationInput<'a> {
     pub shield: &'a [Vec3],
     /// Inverse masses (0 is immovable).
     pub inv_mass: &'a [f32],
-    /// The hash built this tick from positions before integration.
+    /// A hash of these units (this tick's, built from positions before
+    /// integration): each unit's search reaches as far as the units may
+    /// have moved from where it saw them, measured unit by unit.
     pub spatial: &'a SpatialHash,
-    /// How far any unit may have moved since `spatial` was built, metres.
-    pub max_travel: f32,
     /// The ground: a push never moves a unit at altitude 0 from an open
     /// cell onto a blocked one (`None`: open space).
     pub terrain: Option<&'a WorldMap>,
@@ -442,6 +446,8 @@ impl Context<'_> {
 #[derive(Clone, Copy, Debug)]
 struct Layer {
     radius: f32,
+    /// The largest ground distance of a unit from where the hash saw it.
+    travel: f32,
     /// The smallest semi-axis.
     smallest: f32,
     low: f32,
@@ -451,16 +457,18 @@ struct Layer {
 impl Layer {
     const EMPTY: Layer = Layer {
         radius: 0.0,
+        travel: 0.0,
         smallest: f32::INFINITY,
         low: f32::INFINITY,
         high: f32::NEG_INFINITY,
     };
 
-    /// The layer with `body` in it.
+    /// The layer with `body` in it, `travel` from where the hash saw it.
     #[inline]
-    fn with(self, body: &Body) -> Layer {
+    fn with(self, body: &Body, travel: f32) -> Layer {
         Layer {
             radius: self.radius.max(body.radius),
+            travel: self.travel.max(travel),
             smallest: self.smallest.min(body.smallest),
             low: self.low.min(body.centre.z - body.half_height),
             high: self.high.max(body.centre.z + body.half_height),
@@ -471,19 +479,35 @@ impl Layer {
     fn combine(self, other: Layer) -> Layer {
         Layer {
             radius: self.radius.max(other.radius),
+            travel: self.travel.max(other.travel),
             smallest: self.smallest.min(other.smallest),
             low: self.low.min(other.low),
             high: self.high.max(other.high),
         }
     }
 
-    /// The layer's largest radius if `body`'s shield spans an altitude of
-    /// the layer, else 0.
+    /// The layer once a hash has been built from its units' current
+    /// positions: none has travelled from where the hash saw it.
+    fn hashed_in_place(self) -> Layer {
+        Layer {
+            travel: 0.0,
+            ..self
+        }
+    }
+
+    /// How far from `body`'s hashed position the hashed position of a unit
+    /// of the layer may be and the two still overlap, besides `body`'s own
+    /// radius and travel: the layer's largest radius and travel if `body`'s
+    /// shield spans an altitude of the layer, else 0.
     #[inline]
     fn reach(&self, body: &Body) -> f32 {
         let spans = body.centre.z - body.half_height <= self.high
             && self.low <= body.centre.z + body.half_height;
-        if spans { self.radius } else { 0.0 }
+        if spans {
+            self.radius + self.travel
+        } else {
+            0.0
+        }
     }
 }
 
@@ -494,23 +518,29 @@ impl Layer {
 struct Census {
     layers: [Layer; 2],
     any_big: bool,
+    /// The largest ground distance of any unit, big ones included, from
+    /// where the hash saw it.
+    travel: f32,
 }
 
 impl Census {
     const EMPTY: Census = Census {
         layers: [Layer::EMPTY; 2],
         any_big: false,
+        travel: 0.0,
     };
 
-    /// The census with `body`, big if its radius is above `big_radius`.
+    /// The census with `body`, big if its radius is above `big_radius`,
+    /// `travel` from where the hash saw it.
     #[inline]
-    fn with(mut self, body: &Body, big_radius: f32) -> Census {
+    fn with(mut self, body: &Body, big_radius: f32, travel: f32) -> Census {
         if body.radius > big_radius {
             self.any_big = true;
         } else {
             let layer = &mut self.layers[usize::from(body.centre.z != 0.0)];
-            *layer = layer.with(body);
+            *layer = layer.with(body, travel);
         }
+        self.travel = self.travel.max(travel);
         self
     }
 
@@ -520,6 +550,7 @@ impl Census {
         Census {
             layers: [0, 1].map(|k| self.layers[k].combine(other.layers[k])),
             any_big: self.any_big || other.any_big,
+            travel: self.travel.max(other.travel),
         }
     }
 }
@@ -596,11 +627,6 @@ impl Separation {
             units,
             "the spatial hash must be built from this tick's {units} units"
         );
-        assert!(
-            input.max_travel >= 0.0,
-            "max_travel must not be negative, was {}",
-            input.max_travel
-        );
         let Separation {
             iterations,
             local,
@@ -619,13 +645,17 @@ impl Separation {
         replaced.resize(units, Body::default());
         pushes.resize(units, Push::default());
         let big_radius = input.spatial.cell_size();
-        let (layers, big_above) = {
+        let census = {
             zone!("separation: bodies");
             prepare_bodies(&input, position, big_radius, placed, big)
         };
+        let big_above = census.any_big.then_some(big_radius);
+        let (mut layers, mut travel) = (census.layers, census.travel);
 
         let mut stats = SeparationStats::default();
-        let mut slack = input.max_travel;
+        // The largest pushes since the hash was built, summed: how far
+        // pushes may have carried any unit from where the hash saw it.
+        let mut slack = 0.0;
         let mut own_hash = false;
         let mut active = units;
         loop {
@@ -662,16 +692,17 @@ impl Separation {
             (active, largest_push) = apply_pushes(placed, pushes, input.terrain);
             stats.iterations += 1;
             slack += largest_push;
-            if slack > REBUILD_SLACK_CELLS * local.cell_size() {
+            if travel + slack > REBUILD_SLACK_CELLS * local.cell_size() {
                 zone!("separation: rebuild");
+                layers = layers.map(Layer::hashed_in_place);
                 let tick_places = (!own_hash).then(|| input.spatial.places());
                 let buffers = (&mut **centres, &**placed, &mut **replaced);
-                rebuild_own_hash(local, buffers, place_of, tick_places);
+                rebuild_own_hash(local, buffers, place_of, tick_places, &layers);
                 std::mem::swap(placed, replaced);
                 big.list(placed, big_above);
                 own_hash = true;
                 active = units;
-                slack = 0.0;
+                (travel, slack) = (0.0, 0.0);
                 stats.rebuilds += 1;
             }
         }
@@ -718,42 +749,54 @@ fn apply_pushes(placed: &mut [Body], pushes: &[Push], terrain: Option<&WorldMap>
 }
 
 /// Builds every unit's body into `placed` ([`place_columns`]), sets its
-/// reach from the crowd's layers and lists the big units in `big`; returns
-/// the layers, and the radius above which a unit is big if any is.
+/// reach from its travel and the crowd's layers ([`reach`]) and lists the
+/// big units in `big`; returns the census.
 fn prepare_bodies(
     input: &SeparationInput<'_>,
     position: &[Vec2],
     big_radius: f32,
     placed: &mut [Body],
     big: &mut BigUnits,
-) -> ([Layer; 2], Option<f32>) {
-    let Census { layers, any_big } = place_columns(input, position, big_radius, placed);
+) -> Census {
+    let census = place_columns(input, position, big_radius, placed);
     for_each_chunk(placed, |_, rows| {
         for body in rows {
-            body.reach = body.radius + layers[0].reach(body).max(layers[1].reach(body));
+            // `reach` holds the unit's own travel until now.
+            body.reach = reach(body, body.reach, &census.layers);
         }
     });
     // Without big units the list stays empty: no need to look for them.
-    let big_above = any_big.then_some(big_radius);
-    big.list(placed, big_above);
-    (layers, big_above)
+    big.list(placed, census.any_big.then_some(big_radius));
+    census
+}
+
+/// How far from `body`'s hashed position a small unit's hashed position may
+/// be and the two still overlap, `travel` being how far `body` is from its
+/// own: their centres are less than the sum of their radii apart, and each
+/// is its travel from its hashed position, at most its layer's.
+#[inline]
+fn reach(body: &Body, travel: f32, layers: &[Layer; 2]) -> f32 {
+    body.radius + travel + layers[0].reach(body).max(layers[1].reach(body))
 }
 
 /// Builds every unit's body from the columns and `position` into `placed`,
-/// in the tick hash's place order, all active (their reach still 0), and
-/// returns their census (units with a radius above `big_radius` big).
+/// in the tick hash's place order, all active, with its travel from where
+/// the hash saw it in place of its reach, and returns their census (units
+/// with a radius above `big_radius` big).
 fn place_columns(
     input: &SeparationInput<'_>,
     position: &[Vec2],
     big_radius: f32,
     placed: &mut [Body],
 ) -> Census {
-    let order = input.spatial.order();
+    let (order, hashed) = (input.spatial.order(), input.spatial.sorted_positions());
     let build = |first: usize, rows: &mut [Body]| {
         let mut census = Census::EMPTY;
-        for (body, &unit) in rows.iter_mut().zip(&order[first..]) {
+        let places = order[first..].iter().zip(&hashed[first..]);
+        for (body, (&unit, &hashed)) in rows.iter_mut().zip(places) {
             let unit = unit as usize;
             let axes = input.shield[unit];
+            let travel = position[unit].distance(hashed);
             *body = Body {
                 centre: position[unit].extend(input.altitude[unit]),
                 shape: Shape::new(axes, input.heading[unit]),
@@ -761,11 +804,11 @@ fn place_columns(
                 half_height: axes.z,
                 smallest: axes.min_element(),
                 inv_mass: input.inv_mass[unit],
-                // Set once the layers are known.
-                reach: 0.0,
+                // The travel until the layers are known.
+                reach: travel,
                 active: true,
             };
-            census = census.with(body, big_radius);
+            census = census.with(body, big_radius, travel);
         }
         census
     };
@@ -774,7 +817,8 @@ fn place_columns(
 
 /// Rebuilds the stage's own hash `local` from the current centres of
 /// `placed` (in the current place order, which are the hash's "units") and
-/// copies the bodies into `replaced` in its new place order, all active:
+/// copies the bodies into `replaced` in its new place order, all active,
+/// their reach without travel (`layers` are the crowd's, hashed in place):
 /// one copy of the bodies, where going through unit order took two. Each
 /// unit's place is composed: its new place is the new hash's place of its
 /// current one, read from `place_of`, or from `tick_places` while the
@@ -784,6 +828,7 @@ fn rebuild_own_hash(
     (centres, placed, replaced): (&mut [Vec2], &[Body], &mut [Body]),
     place_of: &mut [u32],
     tick_places: Option<&[u32]>,
+    layers: &[Layer; 2],
 ) {
     for_each_chunk(centres, |first, rows| {
         for (centre, body) in rows.iter_mut().zip(&placed[first..]) {
@@ -794,10 +839,9 @@ fn rebuild_own_hash(
     let earlier_place = local.order();
     for_each_chunk(replaced, |first, rows| {
         for (body, &earlier) in rows.iter_mut().zip(&earlier_place[first..]) {
-            *body = Body {
-                active: true,
-                ..placed[earlier as usize]
-            };
+            *body = placed[earlier as usize];
+            body.reach = reach(body, 0.0, layers);
+            body.active = true;
         }
     });
     let new_place = local.places();

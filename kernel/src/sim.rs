@@ -134,13 +134,6 @@ pub enum ConfigError {
     Platoon(#[from] crate::formation::PlatoonError),
 }
 
-/// Bounds over all live units that stages need for their search radii.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub(crate) struct UnitLimits {
-    /// Largest top speed ever spawned.
-    pub(crate) speed: f32,
-}
-
 /// A `dt` [`Sim::try_step`] refuses.
 #[derive(Clone, Copy, Debug, PartialEq, Error)]
 #[error("dt must be a positive finite number of seconds, was {0}")]
@@ -256,7 +249,6 @@ pub struct Sim {
     steering: Steering,
     separation: Separation,
     instruments: Instruments,
-    pub(crate) limits: UnitLimits,
     reorder_scratch: Vec<u128>,
     discs: Vec<Disc>,
     quality: QualityTotals,
@@ -310,7 +302,6 @@ impl Sim {
             formations: FormationStage::default(),
             steering: Steering::default(),
             separation,
-            limits: UnitLimits::default(),
             reorder_scratch: Vec::new(),
             pool: Arc::new(pool),
             tick: 0,
@@ -365,7 +356,6 @@ impl Sim {
             });
         }
         let id = self.vehicles.spawn(spec)?;
-        self.limits.speed = self.limits.speed.max(spec.max_speed);
         self.reserve(self.vehicles.len());
         Ok(id)
     }
@@ -518,7 +508,6 @@ impl Sim {
             steering,
             separation,
             instruments,
-            limits,
             reorder_scratch,
             discs,
             quality,
@@ -618,7 +607,6 @@ impl Sim {
                     shield: columns.shield,
                     inv_mass: columns.inv_mass,
                     spatial,
-                    max_travel: limits.speed * dt,
                     terrain: config.map.as_deref(),
                 };
                 let pass = separation.pass(input, columns.position);
@@ -670,7 +658,7 @@ impl Sim {
     }
 
     /// A 64-bit XXH3 hash of the whole simulation state: tick counter, every
-    /// column, the handle table, the path queue and the unit limits. Equal
+    /// column, the handle table and the path queue. Equal
     /// checksums mean bit-identical state.
     #[must_use]
     pub fn checksum(&self) -> u64 {
@@ -722,7 +710,6 @@ impl Sim {
         let planner = planner(&self.config);
         let requests = self.vehicles.len() + self.platoons.records().len();
         self.paths.reserve(requests, slots, planner);
-        self.limits = state.limits;
         self.tick = state.tick;
         self.time_s = state.time_s;
         Ok(())

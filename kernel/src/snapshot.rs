@@ -5,11 +5,11 @@
 //! can hand the bug over. A snapshot restored at tick T reproduces the
 //! uninterrupted run's checksums from T on.
 //!
-//! # Format (version 3, little-endian)
+//! # Format (version 4, little-endian)
 //!
 //! ```text
 //! magic            8 bytes   "CONVOYSN"
-//! version          u32       3
+//! version          u32       4
 //! section count    u32       N
 //! section table    N × 56 bytes:
 //!     name         32 bytes  UTF-8, zero-padded
@@ -20,7 +20,7 @@
 //! sections         the bytes the table points at
 //! ```
 //!
-//! Sections: `meta` (tick, map identity, unit count, largest top speed, simulated seconds), one `col.<name>` per
+//! Sections: `meta` (tick, map identity, unit count, simulated seconds), one `col.<name>` per
 //! vehicle column (the column's bytes, as [`crate::vehicles::Columns::bytes`]
 //! gives them), `handles` (the handle table), `free` (free handle slots, in
 //! order), `paths` (waiting path requests, oldest first), `path_searches`
@@ -45,13 +45,13 @@ use crate::formation::{Platoon, Platoons};
 use crate::nav::flights::{FlightRecord, SearchFlights};
 use crate::nav::service::BATCH;
 use crate::nav::{PathQueue, PathRequest, Routes, WorldMap};
-use crate::sim::{Sim, UnitLimits};
+use crate::sim::Sim;
 use crate::vehicles::{Columns, HandleSlot, Vehicles};
 
 /// First bytes of every snapshot.
 pub const MAGIC: [u8; 8] = *b"CONVOYSN";
 /// The format version this build writes and reads.
-pub const VERSION: u32 = 3;
+pub const VERSION: u32 = 4;
 
 const NAME_BYTES: usize = 32;
 const TABLE_ENTRY_BYTES: usize = NAME_BYTES + 3 * 8;
@@ -108,8 +108,6 @@ struct Meta {
     tick: u64,
     map_identity: u64,
     units: u64,
-    /// Largest top speed ever spawned (f64: no padding in the record).
-    speed: f64,
     /// Simulated seconds so far (moving bodies' clock).
     time_s: f64,
 }
@@ -123,7 +121,6 @@ pub(crate) struct State {
     pub(crate) flights: Vec<FlightRecord>,
     pub(crate) routes: Routes,
     pub(crate) platoons: Platoons,
-    pub(crate) limits: UnitLimits,
 }
 
 /// Every section of `sim`'s state, in file order. Also what
@@ -133,7 +130,6 @@ pub(crate) fn state_sections(sim: &Sim) -> Vec<(String, Cow<'_, [u8]>)> {
         tick: sim.tick,
         map_identity: sim.map_identity(),
         units: sim.vehicles.len() as u64,
-        speed: f64::from(sim.limits.speed),
         time_s: sim.time_s,
     };
     let (slots, free) = sim.vehicles.handle_parts();
@@ -248,10 +244,6 @@ pub(crate) fn read(reader: &mut impl Read, map_identity: u64) -> Result<State, S
         path_queue: PathQueue::from_requests(requests),
         flights,
         routes: Routes::from_points(route_points),
-        // Written from an f32, so the conversion back is exact.
-        limits: UnitLimits {
-            speed: meta.speed as f32,
-        },
     })
 }
 

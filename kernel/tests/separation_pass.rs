@@ -3,6 +3,7 @@
 mod common;
 
 use common::{World, crowd, worst_overlap};
+use convoy::SpatialHash;
 use convoy::glam::{Vec2, Vec3};
 use convoy::separation::{Separation, SeparationStats};
 
@@ -491,4 +492,47 @@ fn a_crowd_of_big_units_is_separated_without_testing_every_big_pair() {
         worst < 1e-3,
         "pair {pair:?} still overlaps by {worst} ({stats:?})"
     );
+}
+
+/// A pass on a hash built before the units moved (as the tick's is, before
+/// integration) finds every overlap it finds on a hash of where they are
+/// now: each unit's search reaches as far as it and its layers travelled,
+/// measured unit by unit. Ground units moved up to 0.5 m, airborne ones up
+/// to 3 m, and one unit in a hundred 12 m (more than a cell), in random
+/// directions; nothing is pushed (`iterations` 0), so both passes report
+/// the same crowd.
+#[test]
+fn a_hash_of_earlier_positions_finds_every_overlap_of_the_current_ones() {
+    for (seed, area) in [(41, 12.0), (42, 30.0)] {
+        let world = crowd(seed, 4_000, area);
+        let hashed: Vec<Vec2> = (0..world.len())
+            .map(|unit| {
+                let draw = |stream| convoy::random::unit_f32(seed, stream, unit as u64);
+                let farthest = if draw(20) < 0.01 {
+                    12.0
+                } else if world.altitude[unit] > 0.0 {
+                    3.0
+                } else {
+                    0.5
+                };
+                let towards = Vec2::from_angle(std::f32::consts::TAU * draw(21));
+                world.position[unit] - towards * farthest * draw(22)
+            })
+            .collect();
+        let mut earlier = SpatialHash::new(world.bounds(), common::CELL).expect("valid grid");
+        earlier.rebuild(&hashed);
+        let mut separation =
+            Separation::new(world.bounds(), common::CELL, 0).expect("test grid is valid");
+        let mut position = world.position.clone();
+        let found = separation.pass(world.input(&earlier), &mut position);
+        let expected = measured_in_full(&world);
+        assert!(expected.overlaps > 500, "seed {seed}: {expected:?}");
+        assert_eq!(found.overlaps, expected.overlaps, "seed {seed}");
+        assert!(
+            same_depth(found.max_overlap_m, expected.max_overlap_m)
+                && same_depth(found.max_overlap_rel, expected.max_overlap_rel),
+            "seed {seed}: {found:?} against {expected:?}"
+        );
+        assert_eq!(position, world.position, "nothing is pushed");
+    }
 }

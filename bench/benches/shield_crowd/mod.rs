@@ -60,7 +60,7 @@ impl ShieldCrowd {
     }
 
     /// The crowd's columns as separation reads them, hashed in `spatial`,
-    /// nothing moved since (`max_travel` 0), no terrain.
+    /// nothing moved since, no terrain.
     pub fn input<'a>(&'a self, spatial: &'a SpatialHash) -> SeparationInput<'a> {
         SeparationInput {
             altitude: &self.altitude,
@@ -68,7 +68,6 @@ impl ShieldCrowd {
             shield: &self.shield,
             inv_mass: &self.inv_mass,
             spatial,
-            max_travel: 0.0,
             terrain: None,
         }
     }

@@ -73,7 +73,6 @@ impl World {
             shield: &self.shield,
             inv_mass: &self.inv_mass,
             spatial: hash,
-            max_travel: 0.0,
             terrain: None,
         }
     }
