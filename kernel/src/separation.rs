@@ -116,8 +116,9 @@
 //! **Hashes.** The first sweep uses the tick's hash (built from positions
 //! before integration), each unit's search widened by the travels as above.
 //! Every applied push adds the largest push to the slack; once the largest
-//! travel plus the slack exceeds a quarter of a cell, the stage rebuilds its
-//! own hash from current positions (same bounds and cell size, allocated at
+//! travel plus the slack exceeds a quarter of a cell (before the first sweep
+//! too, when units have already moved that far), the stage rebuilds its own
+//! hash from current positions (same bounds and cell size, allocated at
 //! construction) and resets both (every search then reaches only as far as
 //! the radii). Its hash is built over the current places, not the units: the
 //! bodies move to the new place order in one copy, and each unit's place is
@@ -238,9 +239,10 @@ struct Body {
     /// Smallest semi-axis.
     smallest: f32,
     inv_mass: f32,
-    /// How far a small unit's centre may be from this one's and the two
-    /// still overlap: the radius plus the largest radius of the layers its
-    /// shield meets ([`Layer::reach`]).
+    /// How far a small unit's hashed position may be from this one's and
+    /// the two still overlap, pushes aside: the radius and the unit's own
+    /// travel plus the largest radius and travel of the layers its shield
+    /// meets ([`reach`]); [`Context::search`] adds the pushes.
     reach: f32,
     /// Whether the last pushing sweep found the unit overlapping or pushed
     /// it (true until a sweep has run): a pair of inactive units cannot
@@ -497,8 +499,9 @@ impl Layer {
 
     /// How far from `body`'s hashed position the hashed position of a unit
     /// of the layer may be and the two still overlap, besides `body`'s own
-    /// radius and travel: the layer's largest radius and travel if `body`'s
-    /// shield spans an altitude of the layer, else 0.
+    /// radius and travel and the pushes since the hash was built: the
+    /// layer's largest radius and travel if `body`'s shield spans an
+    /// altitude of the layer, else 0.
     #[inline]
     fn reach(&self, body: &Body) -> f32 {
         let spans = body.centre.z - body.half_height <= self.high
@@ -659,6 +662,21 @@ impl Separation {
         let mut own_hash = false;
         let mut active = units;
         loop {
+            // Before the first sweep too: units already far from where the
+            // tick's hash saw them would widen every window of their layer.
+            if travel + slack > REBUILD_SLACK_CELLS * local.cell_size() {
+                zone!("separation: rebuild");
+                layers = layers.map(Layer::hashed_in_place);
+                let tick_places = (!own_hash).then(|| input.spatial.places());
+                let buffers = (&mut **centres, &**placed, &mut **replaced);
+                rebuild_own_hash(local, buffers, place_of, tick_places, &layers);
+                std::mem::swap(placed, replaced);
+                big.list(placed, big_above);
+                own_hash = true;
+                active = units;
+                (travel, slack) = (0.0, 0.0);
+                stats.rebuilds += 1;
+            }
             let hash: &SpatialHash = if own_hash { local } else { input.spatial };
             let context = Context {
                 bodies: placed,
@@ -692,19 +710,6 @@ impl Separation {
             (active, largest_push) = apply_pushes(placed, pushes, input.terrain);
             stats.iterations += 1;
             slack += largest_push;
-            if travel + slack > REBUILD_SLACK_CELLS * local.cell_size() {
-                zone!("separation: rebuild");
-                layers = layers.map(Layer::hashed_in_place);
-                let tick_places = (!own_hash).then(|| input.spatial.places());
-                let buffers = (&mut **centres, &**placed, &mut **replaced);
-                rebuild_own_hash(local, buffers, place_of, tick_places, &layers);
-                std::mem::swap(placed, replaced);
-                big.list(placed, big_above);
-                own_hash = true;
-                active = units;
-                (travel, slack) = (0.0, 0.0);
-                stats.rebuilds += 1;
-            }
         }
         if stats.iterations > 0 {
             let place_of = if own_hash {

@@ -657,9 +657,10 @@ impl Sim {
         self.instruments.report()
     }
 
-    /// A 64-bit XXH3 hash of the whole simulation state: tick counter, every
-    /// column, the handle table and the path queue. Equal
-    /// checksums mean bit-identical state.
+    /// A 64-bit XXH3 hash of the whole simulation state: every section a
+    /// snapshot holds (tick, map identity, unit count and clock, every
+    /// column, the handle table, the path queue and searches in flight,
+    /// routes and platoons). Equal checksums mean bit-identical state.
     #[must_use]
     pub fn checksum(&self) -> u64 {
         let mut hasher = xxhash_rust::xxh3::Xxh3::new();

@@ -384,6 +384,7 @@ impl SpatialHash {
         skip: std::ops::Range<usize>,
         mut visit: impl FnMut(std::ops::Range<usize>),
     ) {
+        debug_assert!(skip.start <= skip.end, "skip {skip:?} is reversed");
         self.for_each_row_range(point, radius, |run| {
             // The run's parts before and after `skip`, either or both
             // empty. One call site in a loop, so that `visit` is inlined

@@ -494,45 +494,161 @@ fn a_crowd_of_big_units_is_separated_without_testing_every_big_pair() {
     );
 }
 
+/// How far and in which direction (angle) each unit moved.
+type Moves<'a> = dyn Fn(usize) -> (f32, f32) + 'a;
+
+/// A hash, in cells of `cell`, of `world` as it was before its units moved
+/// by `moves(unit)` (distance, direction angle): where each unit was is its
+/// position minus that move.
+fn hash_before_moves(world: &World, cell: f32, moves: impl Fn(usize) -> (f32, f32)) -> SpatialHash {
+    let earlier: Vec<Vec2> = (0..world.len())
+        .map(|unit| {
+            let (distance, angle) = moves(unit);
+            world.position[unit] - Vec2::from_angle(angle) * distance
+        })
+        .collect();
+    let mut hash = SpatialHash::new(world.bounds(), cell).expect("valid grid");
+    hash.rebuild(&earlier);
+    hash
+}
+
+/// 5,000 small shields (semi-axes 0.4–1 m, so 1 m cells hold them all) at
+/// 4 m² each, a fifth airborne at 1.5 m, low enough to meet the ground
+/// shields: windows a few cells wide, where leaving out a few tenths of a
+/// metre of reach loses pairs.
+fn small_crowd(seed: u64) -> World {
+    let draw = |stream, unit: usize| convoy::random::unit_f32(seed, stream, unit as u64);
+    let side = (5_000.0_f32 * 4.0).sqrt();
+    let mut world = World::default();
+    for unit in 0..5_000 {
+        let axis = |stream| 0.4 + 0.6 * draw(stream, unit);
+        world.push(
+            Vec2::new(draw(1, unit), draw(2, unit)) * side,
+            if draw(3, unit) < 0.2 { 1.5 } else { 0.0 },
+            std::f32::consts::TAU * draw(4, unit),
+            Vec3::new(axis(5), axis(6), axis(7)),
+            1.0,
+        );
+    }
+    world
+}
+
 /// A pass on a hash built before the units moved (as the tick's is, before
 /// integration) finds every overlap it finds on a hash of where they are
-/// now: each unit's search reaches as far as it and its layers travelled,
-/// measured unit by unit. Ground units moved up to 0.5 m, airborne ones up
-/// to 3 m, and one unit in a hundred 12 m (more than a cell), in random
-/// directions; nothing is pushed (`iterations` 0), so both passes report
-/// the same crowd.
+/// now: each unit's search reaches as far as it and the units of the layers
+/// it meets travelled, measured unit by unit. Moves in random directions,
+/// in 1 m cells (the pass rebuilds its hash first from 0.25 m): every unit
+/// 0.24 m (a search that left out a unit's own travel misses pairs); ground
+/// units 0.05 m and airborne ones 0.24 m (one that left out a layer's
+/// travel misses pairs); and one unit in a hundred 5 m, which has the pass
+/// rebuild its hash before the first sweep. Nothing is pushed (`iterations`
+/// 0), so the passes report the same crowd.
 #[test]
 fn a_hash_of_earlier_positions_finds_every_overlap_of_the_current_ones() {
-    for (seed, area) in [(41, 12.0), (42, 30.0)] {
-        let world = crowd(seed, 4_000, area);
-        let hashed: Vec<Vec2> = (0..world.len())
-            .map(|unit| {
-                let draw = |stream| convoy::random::unit_f32(seed, stream, unit as u64);
-                let farthest = if draw(20) < 0.01 {
-                    12.0
-                } else if world.altitude[unit] > 0.0 {
-                    3.0
-                } else {
-                    0.5
-                };
-                let towards = Vec2::from_angle(std::f32::consts::TAU * draw(21));
-                world.position[unit] - towards * farthest * draw(22)
-            })
-            .collect();
-        let mut earlier = SpatialHash::new(world.bounds(), common::CELL).expect("valid grid");
-        earlier.rebuild(&hashed);
-        let mut separation =
-            Separation::new(world.bounds(), common::CELL, 0).expect("test grid is valid");
-        let mut position = world.position.clone();
-        let found = separation.pass(world.input(&earlier), &mut position);
+    const CELL: f32 = 1.0;
+    for seed in [41, 42] {
+        let world = small_crowd(seed);
+        let draw = |stream, unit: usize| convoy::random::unit_f32(seed, stream, unit as u64);
+        let angle = |unit| std::f32::consts::TAU * draw(21, unit);
         let expected = measured_in_full(&world);
-        assert!(expected.overlaps > 500, "seed {seed}: {expected:?}");
-        assert_eq!(found.overlaps, expected.overlaps, "seed {seed}");
-        assert!(
-            same_depth(found.max_overlap_m, expected.max_overlap_m)
-                && same_depth(found.max_overlap_rel, expected.max_overlap_rel),
-            "seed {seed}: {found:?} against {expected:?}"
-        );
-        assert_eq!(position, world.position, "nothing is pushed");
+        assert!(expected.overlaps > 1_000, "seed {seed}: {expected:?}");
+        let cases: [(&str, &Moves, u32); 3] = [
+            ("every unit 0.24 m", &|unit| (0.24, angle(unit)), 0),
+            (
+                "ground 0.05 m, airborne 0.24 m",
+                &|unit| {
+                    let distance = if world.altitude[unit] > 0.0 {
+                        0.24
+                    } else {
+                        0.05
+                    };
+                    (distance, angle(unit))
+                },
+                0,
+            ),
+            (
+                "1 % 5 m",
+                &|unit| (if draw(20, unit) < 0.01 { 5.0 } else { 0.1 }, angle(unit)),
+                1,
+            ),
+        ];
+        for (moves, moved, rebuilds) in cases {
+            let earlier = hash_before_moves(&world, CELL, moved);
+            let mut separation =
+                Separation::new(world.bounds(), CELL, 0).expect("test grid is valid");
+            separation.reserve(world.len());
+            let mut position = world.position.clone();
+            let found = separation.pass(world.input(&earlier), &mut position);
+            assert_eq!(found.overlaps, expected.overlaps, "seed {seed}, {moves}");
+            assert!(
+                same_depth(found.max_overlap_m, expected.max_overlap_m)
+                    && same_depth(found.max_overlap_rel, expected.max_overlap_rel),
+                "seed {seed}, {moves}: {found:?} against {expected:?}"
+            );
+            assert_eq!(found.rebuilds, rebuilds, "seed {seed}, {moves}");
+            assert_eq!(position, world.position, "nothing is pushed");
+        }
     }
+}
+
+/// After pushes from a hash of earlier positions, the largest overlap the
+/// pass reports is the one left in the crowd: measured again in full on a
+/// hash of where the units ended.
+#[test]
+fn pushes_from_a_hash_of_earlier_positions_report_the_overlap_left() {
+    const CELL: f32 = 1.0;
+    for seed in [43, 44] {
+        let start = small_crowd(seed);
+        let earlier = hash_before_moves(&start, CELL, |unit| {
+            let draw = |stream| convoy::random::unit_f32(seed, stream, unit as u64);
+            (0.24 * draw(22), std::f32::consts::TAU * draw(21))
+        });
+        for iterations in [1, 2, 3] {
+            let mut separation =
+                Separation::new(start.bounds(), CELL, iterations).expect("test grid is valid");
+            separation.reserve(start.len());
+            let mut world = start.clone();
+            let reported = separation.pass(start.input(&earlier), &mut world.position);
+            assert_eq!(reported.iterations, iterations, "seed {seed}: {reported:?}");
+            let left = measured_in_full(&world);
+            assert!(
+                same_depth(reported.max_overlap_m, left.max_overlap_m)
+                    && same_depth(reported.max_overlap_rel, left.max_overlap_rel),
+                "seed {seed}, {iterations} pushes: reported {reported:?}, left {left:?}"
+            );
+        }
+    }
+}
+
+/// Pairs that overlap by 5 cm, side by side along x, hashed 0.2 m apart
+/// from where they are (each moved 0.2 m from the other since the hash saw
+/// it, just below the 0.25 m at which the pass would rebuild its 1 m
+/// cells): the earlier unit's window must reach its own travel, its
+/// partner's and both radii. Their offsets sweep a cell in steps of 5 mm,
+/// so some pairs sit just past the edge of a window that left out either
+/// travel. Every pair is found.
+#[test]
+fn pairs_at_the_edge_of_a_window_are_found_whatever_their_travel() {
+    const CELL: f32 = 1.0;
+    let (travel, depth, pairs) = (0.2, 0.05, 200);
+    let mut world = World::default();
+    let mut earlier = Vec::new();
+    for k in 0..pairs {
+        let first = Vec2::new(
+            7.0 * (k % 20) as f32 + 0.005 * k as f32,
+            5.0 * (k / 20) as f32,
+        );
+        let second = first + Vec2::new(2.0 - depth, 0.0);
+        for (position, moved) in [(first, -travel), (second, travel)] {
+            world.push(position, 0.0, 0.0, Vec3::ONE, 1.0);
+            earlier.push(position + Vec2::new(moved, 0.0));
+        }
+    }
+    let mut hash = SpatialHash::new(world.bounds(), CELL).expect("valid grid");
+    hash.rebuild(&earlier);
+    let mut separation = Separation::new(world.bounds(), CELL, 0).expect("test grid is valid");
+    let mut position = world.position.clone();
+    let found = separation.pass(world.input(&hash), &mut position);
+    assert_eq!(found.rebuilds, 0, "{found:?}");
+    assert_eq!(found.overlaps, pairs as u64, "{found:?}");
 }
