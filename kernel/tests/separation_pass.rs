@@ -537,9 +537,9 @@ fn small_crowd(seed: u64) -> World {
 /// integration) finds every overlap it finds on a hash of where they are
 /// now: each unit's search reaches as far as it and the units of the layers
 /// it meets travelled, measured unit by unit. Moves in random directions,
-/// in 1 m cells (the pass rebuilds its hash first from 0.25 m): every unit
-/// 0.24 m (a search that left out a unit's own travel misses pairs); ground
-/// units 0.05 m and airborne ones 0.24 m (one that left out a layer's
+/// in 1 m cells (the pass rebuilds its hash first from 1 m): every unit
+/// 0.9 m (a search that left out a unit's own travel misses pairs); ground
+/// units 0.2 m and airborne ones 0.9 m (one that left out a layer's
 /// travel misses pairs); and one unit in a hundred 5 m, which has the pass
 /// rebuild its hash before the first sweep. Nothing is pushed (`iterations`
 /// 0), so the passes report the same crowd.
@@ -553,15 +553,11 @@ fn a_hash_of_earlier_positions_finds_every_overlap_of_the_current_ones() {
         let expected = measured_in_full(&world);
         assert!(expected.overlaps > 1_000, "seed {seed}: {expected:?}");
         let cases: [(&str, &Moves, u32); 3] = [
-            ("every unit 0.24 m", &|unit| (0.24, angle(unit)), 0),
+            ("every unit 0.9 m", &|unit| (0.9, angle(unit)), 0),
             (
-                "ground 0.05 m, airborne 0.24 m",
+                "ground 0.2 m, airborne 0.9 m",
                 &|unit| {
-                    let distance = if world.altitude[unit] > 0.0 {
-                        0.24
-                    } else {
-                        0.05
-                    };
+                    let distance = if world.altitude[unit] > 0.0 { 0.9 } else { 0.2 };
                     (distance, angle(unit))
                 },
                 0,
@@ -601,7 +597,7 @@ fn pushes_from_a_hash_of_earlier_positions_report_the_overlap_left() {
         let start = small_crowd(seed);
         let earlier = hash_before_moves(&start, CELL, |unit| {
             let draw = |stream| convoy::random::unit_f32(seed, stream, unit as u64);
-            (0.24 * draw(22), std::f32::consts::TAU * draw(21))
+            (0.9 * draw(22), std::f32::consts::TAU * draw(21))
         });
         for iterations in [1, 2, 3] {
             let mut separation =
@@ -622,8 +618,8 @@ fn pushes_from_a_hash_of_earlier_positions_report_the_overlap_left() {
 
 /// Pairs that overlap by 5 cm, side by side along x, hashed 0.2 m apart
 /// from where they are (each moved 0.2 m from the other since the hash saw
-/// it, just below the 0.25 m at which the pass would rebuild its 1 m
-/// cells): the earlier unit's window must reach its own travel, its
+/// it, below the 1 m at which the pass would rebuild its 1 m cells): the
+/// earlier unit's window must reach its own travel, its
 /// partner's and both radii. Their offsets sweep a cell in steps of 5 mm,
 /// so some pairs sit just past the edge of a window that left out either
 /// travel. Every pair is found.
