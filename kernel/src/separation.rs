@@ -120,11 +120,11 @@
 //! first sweep too, when units have already moved that far), the stage
 //! rebuilds its own hash from current positions (same bounds and cell size,
 //! allocated at construction) and resets both (every search then reaches
-//! only as far as the radii). Its hash is built over the current places, not the units: the
-//! bodies move to the new place order in one copy, and each unit's place is
-//! the new hash's place of its current one (so a cell's units are in the
-//! order of their current places, not of their unit numbers). Nothing
-//! allocates after [`Separation::reserve`].
+//! only as far as the radii). Its hash is built over the current places,
+//! not the units: the bodies move to the new place order in one copy, and
+//! each unit's place is the new hash's place of its current one (so a
+//! cell's units are in the order of their current places, not of their
+//! unit numbers). Nothing allocates after [`Separation::reserve`].
 
 use std::ops::Range;
 use std::sync::atomic::{AtomicBool, Ordering};
