@@ -27,7 +27,7 @@ use std::hint::black_box;
 
 use convoy::glam::Vec2;
 use convoy::separation::{Separation, SeparationInput};
-use convoy::steer::{SteerWorld, Steering, dynamics};
+use convoy::steer::{SteerStats, SteerWorld, Steering, dynamics};
 use convoy::{Profile, Sim, SpatialHash, scenario};
 use gungraun::{
     Callgrind, LibraryBenchmarkConfig, library_benchmark, library_benchmark_group, main,
@@ -86,6 +86,15 @@ fn world() -> World {
 /// from where the hash saw them.
 fn moved_world() -> World {
     let mut world = world();
+    steer(&mut world);
+    let dt = world.dt;
+    dynamics::integrate_columns(&mut world.sim.vehicles_mut(), None, dt);
+    world
+}
+
+/// The `steering` stage on `world`, over its hash's neighbours within the
+/// profile's radius.
+fn steer(world: &mut World) -> SteerStats {
     let steer_world = SteerWorld {
         spatial: &world.spatial,
         map: None,
@@ -94,9 +103,7 @@ fn moved_world() -> World {
         dt: world.dt,
     };
     let mut columns = world.sim.vehicles_mut();
-    world.steering.run(&mut columns, steer_world);
-    dynamics::integrate_columns(&mut columns, None, world.dt);
-    world
+    world.steering.run(&mut columns, steer_world)
 }
 
 // `spatial`: rebuild the hash from this tick's positions.
@@ -114,15 +121,7 @@ fn spatial_rebuild(mut world: World) -> World {
 #[library_benchmark]
 #[bench::units_10k(setup = world)]
 fn steering(mut world: World) -> World {
-    let steer_world = SteerWorld {
-        spatial: &world.spatial,
-        map: None,
-        avoid_radius: world.sim.config().neighbour_radius,
-        bodies: &[],
-        dt: world.dt,
-    };
-    let mut columns = world.sim.vehicles_mut();
-    black_box(world.steering.run(&mut columns, steer_world));
+    black_box(steer(&mut world));
     world
 }
 
