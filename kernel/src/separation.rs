@@ -32,10 +32,12 @@
 //!    half-side its own bounding radius and *travel* (how far it is from
 //!    where the hash saw it), plus the largest small bounding radius and
 //!    travel of the *layers* (small units on the ground, and airborne ones)
-//!    whose altitude span its shield meets, plus twice the *slack* (the
-//!    largest pushes since the hash was built): a tank need not reach as far
-//!    as the wide shields of helicopters flying above it, nor as far as they
-//!    fly in a tick. Travel is measured unit by unit, from the hash's own
+//!    whose altitude span its shield meets, plus the *slack* (the largest
+//!    pushes since the hash was built) of its own class and the largest of
+//!    those layers' (the classes: small units on the ground, airborne ones,
+//!    big ones): a tank need not reach as far as the wide shields of
+//!    helicopters flying above it, nor as far as they fly in a tick or are
+//!    pushed over a jam. Travel is measured unit by unit, from the hash's own
 //!    record of where it saw each unit, so no bound on speeds is trusted. A
 //!    pair inside one chunk is tested **once**, from its earlier place, and
 //!    pushes both units (the window skips the chunk's earlier places
@@ -84,7 +86,7 @@
 //!    mostly settle after the first push (the shipped profiles) the later
 //!    sweeps then test a fraction of the pairs.
 //! 4. **Measure.** After the last push one more sweep measures what remains,
-//!    from the current positions with the slack widened by every push since
+//!    from the current positions with the slacks widened by every push since
 //!    the hash was built. It only wants the deepest overlap, so each pair is
 //!    tested once (from its earlier place, whatever the chunk; in a sweep
 //!    from the active units, from its earlier active place). Write `d` for
@@ -115,12 +117,17 @@
 //!
 //! **Hashes.** The first sweep uses the tick's hash (built from positions
 //! before integration), each unit's search widened by the travels as above.
-//! Every applied push adds the largest push to the slack; once the largest
-//! travel plus the slack exceeds a cell (`REBUILD_SLACK_CELLS`; before the
-//! first sweep too, when units have already moved that far), the stage
-//! rebuilds its own hash from current positions (same bounds and cell size,
-//! allocated at construction) and resets both (every search then reaches
-//! only as far as the radii). Its hash is built over the current places,
+//! Every applied push adds each class's largest push to its slack. A class's
+//! *drift* is its largest travel plus its slack: how far its units may be
+//! from where the hash saw them. Once the drifts, averaged over the classes
+//! weighted by their units, exceed a cell (`REBUILD_MEAN_DRIFT_CELLS`), or
+//! any one class's exceeds two (`REBUILD_DRIFT_CELLS`; before the first
+//! sweep too, when units have already moved that far), the stage rebuilds
+//! its own hash from current positions (same bounds and cell size,
+//! allocated at construction) and resets them all (every search then
+//! reaches only as far as the radii). A tenth of the crowd (the
+//! helicopters over a jam) pushed most of a cell does not make everyone pay
+//! for a rebuild. Its hash is built over the current places,
 //! not the units: the bodies move to the new place order in one copy, and
 //! each unit's place is the new hash's place of its current one (so a
 //! cell's units are in the order of their current places, not of their
@@ -156,13 +163,21 @@ pub const SKIN_REL: f32 = 1e-3;
 /// most one in this many is: each then searches its whole window, not only
 /// later places, so the full sweep is cheaper when more are active.
 const ACTIVE_SWEEP_MAX_SHARE: usize = 2;
-/// Rebuild the stage's own hash once units may have moved this many cells.
-/// A rebuild (the hash, and the bodies copied to its order) costs about
-/// 10 ns a unit; windows widened by up to a cell each way cost less in the
-/// shipped crowds: in the default profile's 600 ticks, rebuilding from a
-/// whole cell instead of a quarter tests 20–40 % more pairs and takes
-/// 8–12 % less time (`convoy-bench run --units 10000` and `100000`).
-const REBUILD_SLACK_CELLS: f32 = 1.0;
+/// Rebuild the stage's own hash once units may have moved, on average over
+/// the [`Class`]es weighted by their units, this many cells from where the
+/// hash saw them ([`should_rebuild`]). A rebuild (the hash, and the bodies
+/// copied to its order) costs about 10 ns a unit; windows widened by up to
+/// a cell each way cost less in the shipped crowds. In a crowd of one class
+/// this is the largest drift: there, rebuilding from a whole cell instead
+/// of a quarter tests 20–40 % more pairs and takes 8–12 % less time (the
+/// default profile's 600 ticks when one slack held for every class,
+/// `convoy-bench run --units 10000` and `100000`).
+const REBUILD_MEAN_DRIFT_CELLS: f32 = 1.0;
+/// Rebuild the stage's own hash once the units of any one [`Class`] may
+/// have moved this many cells: a few units pushed far (helicopters over a
+/// jam, say) widen only their own class's windows, but without a bound
+/// their windows' areas would grow with the square of the drift.
+const REBUILD_DRIFT_CELLS: f32 = 2.0;
 /// A sweep cuts its places into about this many chunks
 /// ([`sweep_chunk_rows`]).
 const SWEEP_CHUNKS: usize = 12;
@@ -253,6 +268,86 @@ struct Body {
     /// it (true until a sweep has run): a pair of inactive units cannot
     /// overlap, so later sweeps start only from active ones.
     active: bool,
+    /// `4 × class + spans`, where `class` is the unit's [`Class`] and bit
+    /// `k` of `spans` is set when its shield spans an altitude of layer `k`
+    /// ([`Layer::spans`]): where [`Context::search`] finds what pushes add
+    /// to the unit's search ([`Slack::by_key`]).
+    slack_key: u8,
+}
+
+impl Body {
+    /// The unit's [`Class`], as an index.
+    #[inline]
+    fn class(&self) -> usize {
+        usize::from(self.slack_key >> 2)
+    }
+
+    /// Whether the unit's shield spans an altitude of layer `k`.
+    #[inline]
+    fn spans(&self, k: usize) -> bool {
+        self.slack_key & (1 << k) != 0
+    }
+}
+
+/// The classes of units whose pushes are tracked apart, because their
+/// windows reach for different partners: small units on the ground and
+/// airborne ones (the two [`Layer`]s), and big units. Helicopters pushed
+/// metres apart above a jam need not widen every tank's window.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+enum Class {
+    Ground = 0,
+    Airborne = 1,
+    Big = 2,
+}
+
+impl Class {
+    /// The class of a unit of bounding radius `radius` at `altitude`, big
+    /// above `big_radius`.
+    #[inline]
+    fn of(radius: f32, altitude: f32, big_radius: f32) -> Class {
+        match (radius > big_radius, altitude != 0.0) {
+            (true, _) => Class::Big,
+            (false, true) => Class::Airborne,
+            (false, false) => Class::Ground,
+        }
+    }
+}
+
+/// The largest pushes since the hash was built, summed, by [`Class`]: how
+/// far pushes may have carried a unit of each class from where the hash saw
+/// it.
+#[derive(Clone, Copy, Debug, Default)]
+struct Slack([f32; 3]);
+
+impl Slack {
+    /// The slack after one more push, whose largest step in each class is
+    /// `largest`.
+    fn after(self, largest: Slack) -> Slack {
+        Slack([0, 1, 2].map(|k| self.0[k] + largest.0[k]))
+    }
+
+    /// What pushes add to the search of a unit, by its [`Body::slack_key`]
+    /// (its class and the layers its shield spans): its own class's slack,
+    /// as it may have been pushed from where the hash saw it, plus the
+    /// largest slack of those layers, as its partners may have been.
+    fn by_key(self) -> [f32; 16] {
+        // Keys run to 11; the table is padded to 16 so that a key masked
+        // with 15 needs no bounds check.
+        std::array::from_fn(|key| {
+            let (class, spans) = (key / 4, key % 4);
+            let layer = |k: usize| {
+                if spans & (1 << k) != 0 {
+                    self.0[k]
+                } else {
+                    0.0
+                }
+            };
+            self.0
+                .get(class)
+                .map_or(0.0, |own| own + layer(0).max(layer(1)))
+        })
+    }
 }
 
 /// One unit's share of a sweep: only its pushes (the counts and depths go
@@ -409,7 +504,8 @@ struct Context<'a> {
     big_radius: f32,
     /// The small units on the ground and the airborne ones.
     layers: [Layer; 2],
-    slack: f32,
+    /// What pushes add to each unit's search, by [`Body::slack_key`].
+    slack: [f32; 16],
     /// The sweep after the last push: only the deepest overlap is wanted.
     measure_only: bool,
     /// Pairs of two inactive units are skipped: the sweep starts only from
@@ -427,7 +523,7 @@ impl Context<'_> {
     /// may be and still overlap it.
     #[inline]
     fn search(&self, body: &Body) -> f32 {
-        body.reach + 2.0 * self.slack
+        body.reach + self.slack[usize::from(body.slack_key) & 15]
     }
 
     /// [`Context::search`] for a measuring sweep that wants only overlaps
@@ -459,11 +555,14 @@ struct Layer {
     smallest: f32,
     low: f32,
     high: f32,
+    /// How many units the layer holds.
+    units: usize,
 }
 
 impl Layer {
     const EMPTY: Layer = Layer {
         radius: 0.0,
+        units: 0,
         travel: 0.0,
         smallest: f32::INFINITY,
         low: f32::INFINITY,
@@ -479,6 +578,7 @@ impl Layer {
             smallest: self.smallest.min(body.smallest),
             low: self.low.min(body.centre.z - body.half_height),
             high: self.high.max(body.centre.z + body.half_height),
+            units: self.units + 1,
         }
     }
 
@@ -490,6 +590,7 @@ impl Layer {
             smallest: self.smallest.min(other.smallest),
             low: self.low.min(other.low),
             high: self.high.max(other.high),
+            units: self.units + other.units,
         }
     }
 
@@ -502,20 +603,11 @@ impl Layer {
         }
     }
 
-    /// How far from `body`'s hashed position the hashed position of a unit
-    /// of the layer may be and the two still overlap, besides `body`'s own
-    /// radius and travel and the pushes since the hash was built: the
-    /// layer's largest radius and travel if `body`'s shield spans an
-    /// altitude of the layer, else 0.
+    /// Whether `body`'s shield spans an altitude of the layer.
     #[inline]
-    fn reach(&self, body: &Body) -> f32 {
-        let spans = body.centre.z - body.half_height <= self.high
-            && self.low <= body.centre.z + body.half_height;
-        if spans {
-            self.radius + self.travel
-        } else {
-            0.0
-        }
+    fn spans(&self, body: &Body) -> bool {
+        (body.centre.z - body.half_height <= self.high)
+            & (self.low <= body.centre.z + body.half_height)
     }
 }
 
@@ -526,16 +618,18 @@ impl Layer {
 struct Census {
     layers: [Layer; 2],
     any_big: bool,
-    /// The largest ground distance of any unit, big ones included, from
-    /// where the hash saw it.
-    travel: f32,
+    /// The largest ground distance of a big unit from where the hash saw it.
+    big_travel: f32,
+    /// How many units are big.
+    big_units: usize,
 }
 
 impl Census {
     const EMPTY: Census = Census {
         layers: [Layer::EMPTY; 2],
         any_big: false,
-        travel: 0.0,
+        big_travel: 0.0,
+        big_units: 0,
     };
 
     /// The census with `body`, big if its radius is above `big_radius`,
@@ -544,12 +638,28 @@ impl Census {
     fn with(mut self, body: &Body, big_radius: f32, travel: f32) -> Census {
         if body.radius > big_radius {
             self.any_big = true;
+            self.big_travel = self.big_travel.max(travel);
+            self.big_units += 1;
         } else {
             let layer = &mut self.layers[usize::from(body.centre.z != 0.0)];
             *layer = layer.with(body, travel);
         }
-        self.travel = self.travel.max(travel);
         self
+    }
+
+    /// The largest ground distance of a unit of each [`Class`] from where
+    /// the hash saw it.
+    fn travel(&self) -> [f32; 3] {
+        [
+            self.layers[0].travel,
+            self.layers[1].travel,
+            self.big_travel,
+        ]
+    }
+
+    /// How many units there are of each [`Class`].
+    fn units(&self) -> [usize; 3] {
+        [self.layers[0].units, self.layers[1].units, self.big_units]
     }
 
     /// The census of the units of both (minima and maxima: the grouping
@@ -558,7 +668,8 @@ impl Census {
         Census {
             layers: [0, 1].map(|k| self.layers[k].combine(other.layers[k])),
             any_big: self.any_big || other.any_big,
-            travel: self.travel.max(other.travel),
+            big_travel: self.big_travel.max(other.big_travel),
+            big_units: self.big_units + other.big_units,
         }
     }
 }
@@ -658,18 +769,17 @@ impl Separation {
             prepare_bodies(&input, position, big_radius, placed, big)
         };
         let big_above = census.any_big.then_some(big_radius);
-        let (mut layers, mut travel) = (census.layers, census.travel);
+        let (mut layers, mut travel) = (census.layers, census.travel());
 
         let mut stats = SeparationStats::default();
-        // The largest pushes since the hash was built, summed: how far
-        // pushes may have carried any unit from where the hash saw it.
-        let mut slack = 0.0;
+        let mut slack = Slack::default();
         let mut own_hash = false;
         let mut active = units;
         loop {
             // Before the first sweep too: units already far from where the
             // tick's hash saw them would widen every window of their layer.
-            if travel + slack > REBUILD_SLACK_CELLS * local.cell_size() {
+            let drift = [0, 1, 2].map(|class| travel[class] + slack.0[class]);
+            if should_rebuild(drift, census.units(), local.cell_size()) {
                 zone!("separation: rebuild");
                 layers = layers.map(Layer::hashed_in_place);
                 let tick_places = (!own_hash).then(|| input.spatial.places());
@@ -679,7 +789,7 @@ impl Separation {
                 big.list(placed, big_above);
                 own_hash = true;
                 active = units;
-                (travel, slack) = (0.0, 0.0);
+                (travel, slack) = ([0.0; 3], Slack::default());
                 stats.rebuilds += 1;
             }
             let hash: &SpatialHash = if own_hash { local } else { input.spatial };
@@ -688,7 +798,7 @@ impl Separation {
                 hash,
                 big_radius,
                 layers,
-                slack,
+                slack: slack.by_key(),
                 measure_only: stats.iterations > 0 && stats.iterations >= *iterations,
                 only_active: active <= units / ACTIVE_SWEEP_MAX_SHARE,
                 chunk_rows: sweep_chunk_rows(units),
@@ -714,7 +824,7 @@ impl Separation {
             let largest_push;
             (active, largest_push) = apply_pushes(placed, pushes, input.terrain);
             stats.iterations += 1;
-            slack += largest_push;
+            slack = slack.after(largest_push);
         }
         if stats.iterations > 0 {
             let place_of = if own_hash {
@@ -728,17 +838,35 @@ impl Separation {
     }
 }
 
+/// Whether the stage should rebuild its own hash when the units of each
+/// [`Class`] (`units` of them) may be as far as `drift` from where the hash
+/// saw them: when they are, on average, more than
+/// [`REBUILD_MEAN_DRIFT_CELLS`] of a cell away, or any class more than
+/// [`REBUILD_DRIFT_CELLS`].
+fn should_rebuild(drift: [f32; 3], units: [usize; 3], cell: f32) -> bool {
+    let total: usize = units.iter().sum();
+    let weighted: f32 = (0..3).map(|k| drift[k] * units[k] as f32).sum();
+    let farthest = drift.into_iter().fold(0.0, f32::max);
+    weighted > REBUILD_MEAN_DRIFT_CELLS * cell * total as f32
+        || farthest > REBUILD_DRIFT_CELLS * cell
+}
+
 /// Moves every unit in `placed` by its push (a ground unit's kept off
 /// blocked cells), marks the units that overlapped or moved active, and
-/// returns how many are and the largest push's length (as pushed, before a
-/// wall cut it short).
-fn apply_pushes(placed: &mut [Body], pushes: &[Push], terrain: Option<&WorldMap>) -> (usize, f32) {
+/// returns how many are and the largest push's length in each [`Class`] (as
+/// pushed, before a wall cut it short).
+fn apply_pushes(
+    placed: &mut [Body],
+    pushes: &[Push],
+    terrain: Option<&WorldMap>,
+) -> (usize, Slack) {
     zone!("separation: apply pushes");
     let apply = |first: usize, rows: &mut [Body]| {
-        let (mut count, mut largest) = (0, 0.0_f32);
+        let (mut count, mut largest) = (0, [0.0_f32; 3]);
         for (body, push) in rows.iter_mut().zip(&pushes[first..]) {
             let step = push.step();
-            largest = largest.max(step.length_squared());
+            let class = &mut largest[body.class()];
+            *class = class.max(step.length_squared());
             body.active = push.touched || step != Vec2::ZERO;
             count += usize::from(body.active);
             if step == Vec2::ZERO {
@@ -751,11 +879,11 @@ fn apply_pushes(placed: &mut [Body], pushes: &[Push], terrain: Option<&WorldMap>
         }
         (count, largest)
     };
-    let combine = |(a, a_largest): (usize, f32), (b, b_largest): (usize, f32)| {
-        (a + b, a_largest.max(b_largest))
+    let combine = |(a, a_largest): (usize, [f32; 3]), (b, b_largest): (usize, [f32; 3])| {
+        (a + b, [0, 1, 2].map(|k| a_largest[k].max(b_largest[k])))
     };
-    let (active, largest) = for_each_chunk_fold(placed, (0, 0.0), apply, combine);
-    (active, largest.sqrt())
+    let (active, largest) = for_each_chunk_fold(placed, (0, [0.0; 3]), apply, combine);
+    (active, Slack(largest.map(f32::sqrt)))
 }
 
 /// Builds every unit's body into `placed` ([`place_columns`]), sets its
@@ -771,6 +899,9 @@ fn prepare_bodies(
     let census = place_columns(input, position, big_radius, placed);
     for_each_chunk(placed, |_, rows| {
         for body in rows {
+            let class = Class::of(body.radius, body.centre.z, big_radius) as u8;
+            let spans = census.layers.map(|layer| layer.spans(body));
+            body.slack_key = (4 * class) | u8::from(spans[0]) | (u8::from(spans[1]) << 1);
             // `reach` holds the unit's own travel until now.
             body.reach = reach(body, body.reach, &census.layers);
         }
@@ -783,10 +914,20 @@ fn prepare_bodies(
 /// How far from `body`'s hashed position a small unit's hashed position may
 /// be and the two still overlap, `travel` being how far `body` is from its
 /// own: their centres are less than the sum of their radii apart, and each
-/// is its travel from its hashed position, at most its layer's.
+/// is its travel from its hashed position, at most its layer's; only the
+/// layers its shield spans ([`Body::spans`]) count.
 #[inline]
 fn reach(body: &Body, travel: f32, layers: &[Layer; 2]) -> f32 {
-    body.radius + travel + layers[0].reach(body).max(layers[1].reach(body))
+    let partners = |k: usize| {
+        let layer = &layers[k];
+        let spanned = body.spans(k);
+        if spanned {
+            layer.radius + layer.travel
+        } else {
+            0.0
+        }
+    };
+    body.radius + travel + partners(0).max(partners(1))
 }
 
 /// Builds every unit's body from the columns and `position` into `placed`,
@@ -817,6 +958,8 @@ fn place_columns(
                 // The travel until the layers are known.
                 reach: travel,
                 active: true,
+                // Once the layers are known.
+                slack_key: 0,
             };
             census = census.with(body, big_radius, travel);
         }

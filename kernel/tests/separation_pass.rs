@@ -616,6 +616,71 @@ fn pushes_from_a_hash_of_earlier_positions_report_the_overlap_left() {
     }
 }
 
+/// Two stacked pairs facing each other along a random direction: ground
+/// shields `G1`, `G2` and, beyond them, airborne ones `H`, `H2` (at 0.3 m,
+/// low enough to meet the ground shields), all spheres of radius 0.5 m.
+/// Each pair overlaps deeply, so one push moves `G2` about `ground_push`
+/// towards `H` and `H` about `air_push` towards `G2`, which start `gap`
+/// apart (measured between where the hash sees them), not yet touching.
+fn facing_stacks(origin: Vec2, angle: f32, gap: f32, ground_push: f32, air_push: f32) -> World {
+    let along = Vec2::from_angle(angle);
+    let (radius, altitude) = (0.5, 0.3);
+    let mut world = World::default();
+    // A pair `apart` apart overlaps by `1 − apart`, and each is pushed half.
+    let g2 = origin;
+    let g1 = g2 - along * (2.0 * radius - 2.0 * ground_push);
+    let h = g2 + along * gap;
+    let h2 = h + along * (2.0 * radius - 2.0 * air_push);
+    for (position, altitude) in [(g1, 0.0), (g2, 0.0), (h, altitude), (h2, altitude)] {
+        world.push(position, altitude, 0.0, Vec3::splat(radius), 1.0);
+    }
+    world
+}
+
+/// Pushes widen each unit's window by its own class's largest push and by
+/// the largest of the layers its shield meets, not by the largest anywhere:
+/// ground and airborne units here are pushed different distances (a fifth
+/// to nine tenths of a 0.5 m cell) towards each other, from all directions
+/// and offsets in the cell, and the pair that the push closes lies near the
+/// edge of the window of whichever of the two is tested first. Few enough
+/// units move far that the pass keeps its hash (no rebuild), so its
+/// measuring sweep relies on those windows: the overlap it reports after
+/// the push is the one left, measured in full. A window that left out
+/// either unit's push misses the pair.
+#[test]
+fn windows_widened_by_each_class_pushes_find_the_overlap_left() {
+    const CELL: f32 = 0.5;
+    let mut closed = 0;
+    for case in 0..2_000_u64 {
+        let draw = |stream| convoy::random::unit_f32(47, stream, case);
+        let (ground_push, air_push) = (0.1 + 0.35 * draw(1), 0.1 + 0.35 * draw(2));
+        // At 0.3 m apart in altitude, two 0.5 m spheres touch 0.954 m apart
+        // on the ground: start apart, end overlapping.
+        let touching = (1.0_f32 - 0.3 * 0.3).sqrt();
+        let gap = touching + 0.01 + (ground_push + air_push - 0.02) * draw(3);
+        let origin = Vec2::new(10.0, 10.0) + Vec2::new(draw(4), draw(5)) * CELL;
+        let start = facing_stacks(
+            origin,
+            std::f32::consts::TAU * draw(6),
+            gap,
+            ground_push,
+            air_push,
+        );
+        let hash = hash_before_moves(&start, CELL, |_| (0.0, 0.0));
+        let mut separation = Separation::new(start.bounds(), CELL, 1).expect("test grid is valid");
+        let mut world = start.clone();
+        let reported = separation.pass(start.input(&hash), &mut world.position);
+        assert_eq!(reported.rebuilds, 0, "case {case}: {reported:?}");
+        let left = measured_in_full(&world);
+        closed += u64::from(left.overlaps > 0);
+        assert!(
+            same_depth(reported.max_overlap_m, left.max_overlap_m),
+            "case {case}: reported {reported:?}, left {left:?}"
+        );
+    }
+    assert!(closed > 1_500, "only {closed} pushes closed a pair");
+}
+
 /// Pairs that overlap by 5 cm, side by side along x, hashed 0.2 m apart
 /// from where they are (each moved 0.2 m from the other since the hash saw
 /// it, below the 1 m at which the pass would rebuild its 1 m cells): the
