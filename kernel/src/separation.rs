@@ -632,16 +632,16 @@ impl Census {
         big_units: 0,
     };
 
-    /// The census with `body`, big if its radius is above `big_radius`,
-    /// `travel` from where the hash saw it.
+    /// The census with `body`, of `class`, `travel` from where the hash
+    /// saw it.
     #[inline]
-    fn with(mut self, body: &Body, big_radius: f32, travel: f32) -> Census {
-        if body.radius > big_radius {
+    fn with(mut self, body: &Body, class: Class, travel: f32) -> Census {
+        if class == Class::Big {
             self.any_big = true;
             self.big_travel = self.big_travel.max(travel);
             self.big_units += 1;
         } else {
-            let layer = &mut self.layers[usize::from(body.centre.z != 0.0)];
+            let layer = &mut self.layers[class as usize];
             *layer = layer.with(body, travel);
         }
         self
@@ -899,9 +899,8 @@ fn prepare_bodies(
     let census = place_columns(input, position, big_radius, placed);
     for_each_chunk(placed, |_, rows| {
         for body in rows {
-            let class = Class::of(body.radius, body.centre.z, big_radius) as u8;
             let spans = census.layers.map(|layer| layer.spans(body));
-            body.slack_key = (4 * class) | u8::from(spans[0]) | (u8::from(spans[1]) << 1);
+            body.slack_key |= u8::from(spans[0]) | (u8::from(spans[1]) << 1);
             // `reach` holds the unit's own travel until now.
             body.reach = reach(body, body.reach, &census.layers);
         }
@@ -946,10 +945,11 @@ fn place_columns(
         let places = order[first..].iter().zip(&hashed[first..]);
         for (body, (&unit, &hashed)) in rows.iter_mut().zip(places) {
             let unit = unit as usize;
-            let axes = input.shield[unit];
+            let (axes, altitude) = (input.shield[unit], input.altitude[unit]);
             let travel = position[unit].distance(hashed);
+            let class = Class::of(axes.max_element(), altitude, big_radius);
             *body = Body {
-                centre: position[unit].extend(input.altitude[unit]),
+                centre: position[unit].extend(altitude),
                 shape: Shape::new(axes, input.heading[unit]),
                 radius: axes.max_element(),
                 half_height: axes.z,
@@ -958,10 +958,10 @@ fn place_columns(
                 // The travel until the layers are known.
                 reach: travel,
                 active: true,
-                // Once the layers are known.
-                slack_key: 0,
+                // The layers it spans once they are known.
+                slack_key: 4 * class as u8,
             };
-            census = census.with(body, big_radius, travel);
+            census = census.with(body, class, travel);
         }
         census
     };
