@@ -32,10 +32,10 @@
 //!    half-side its own bounding radius and *travel* (how far it is from
 //!    where the hash saw it), plus the largest small bounding radius and
 //!    travel of the *layers* (small units on the ground, and airborne ones)
-//!    whose altitude span its shield meets, plus the *slack* (the largest
-//!    pushes since the hash was built) of its own class and the largest of
-//!    those layers' (the classes: small units on the ground, airborne ones,
-//!    big ones): a tank need not reach as far as the wide shields of
+//!    whose altitude span its shield meets, plus the *slack* (the sum of
+//!    each push's largest step since the hash was built) of its own class
+//!    and the largest of those layers' (the classes: small units on the
+//!    ground, airborne ones, big ones): a tank need not reach as far as the wide shields of
 //!    helicopters flying above it, nor as far as they fly in a tick or are
 //!    pushed over a jam. Travel is measured unit by unit, from the hash's own
 //!    record of where it saw each unit, so no bound on speeds is trusted. A
@@ -166,17 +166,21 @@ const ACTIVE_SWEEP_MAX_SHARE: usize = 2;
 /// Rebuild the stage's own hash once units may have moved, on average over
 /// the [`Class`]es weighted by their units, this many cells from where the
 /// hash saw them ([`should_rebuild`]). A rebuild (the hash, and the bodies
-/// copied to its order) costs about 10 ns a unit; windows widened by up to
-/// a cell each way cost less in the shipped crowds. In a crowd of one class
-/// this is the largest drift: there, rebuilding from a whole cell instead
-/// of a quarter tests 20–40 % more pairs and takes 8–12 % less time (the
-/// default profile's 600 ticks when one slack held for every class,
-/// `convoy-bench run --units 10000` and `100000`).
+/// copied to its order) costs about 10 ns a unit; windows widened by about
+/// a cell cost less in the shipped crowds. In a crowd of one class the mean
+/// is (up to rounding) the drift: there, rebuilding from a whole cell
+/// instead of a quarter tests 20–40 % more pairs and takes 8–12 % less time
+/// (the default profile's 600 ticks when one slack held for every class,
+/// `convoy-bench run --units 10000` and `100000`). With the helicopters'
+/// pushes counted apart, the default profile at 100,000 units takes 17 %
+/// less time in this stage than with one slack and the largest drift
+/// against a cell (README, "Pushes widen windows by class").
 const REBUILD_MEAN_DRIFT_CELLS: f32 = 1.0;
 /// Rebuild the stage's own hash once the units of any one [`Class`] may
 /// have moved this many cells: a few units pushed far (helicopters over a
-/// jam, say) widen only their own class's windows, but without a bound
-/// their windows' areas would grow with the square of the drift.
+/// jam, say) widen only the windows of their own class and of the units
+/// whose shields span their layer, but without a bound those windows'
+/// areas would grow with the square of the drift.
 const REBUILD_DRIFT_CELLS: f32 = 2.0;
 /// A sweep cuts its places into about this many chunks
 /// ([`sweep_chunk_rows`]).
