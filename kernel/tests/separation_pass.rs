@@ -617,38 +617,70 @@ fn pushes_from_a_hash_of_earlier_positions_report_the_overlap_left() {
     }
 }
 
+/// The spherical shields of the far pair in [`facing_stacks`].
+#[derive(Clone, Copy, Debug)]
+struct FarPair {
+    radius: f32,
+    altitude: f32,
+}
+
+impl FarPair {
+    /// 0.5 m at 0.3 m: airborne, low enough to meet the ground shields.
+    const AIRBORNE: FarPair = FarPair {
+        radius: 0.5,
+        altitude: 0.3,
+    };
+    /// 0.6 m on the ground: big in 0.5 m cells.
+    const BIG: FarPair = FarPair {
+        radius: 0.6,
+        altitude: 0.0,
+    };
+
+    /// How far apart on the ground a 0.5 m ground shield and one of these
+    /// touch.
+    fn touching(self) -> f32 {
+        ((GROUND_RADIUS + self.radius).powi(2) - self.altitude.powi(2)).sqrt()
+    }
+}
+
+/// The ground shields' radius in [`facing_stacks`].
+const GROUND_RADIUS: f32 = 0.5;
+
 /// Two stacked pairs facing each other along a random direction: ground
-/// shields `G1`, `G2` and, beyond them, airborne ones `H`, `H2` (at 0.3 m,
-/// low enough to meet the ground shields), all spheres of radius 0.5 m.
-/// Each pair overlaps deeply, so one push moves `G2` about `ground_push`
-/// towards `H` and `H` about `air_push` towards `G2`, which start `gap`
-/// apart (measured between where the hash sees them), not yet touching.
-/// Twenty idle ground shields stand in a row 20 m away: they touch nothing,
-/// but they make the ground the crowd's main class.
-fn facing_stacks(origin: Vec2, angle: f32, gap: f32, ground_push: f32, air_push: f32) -> World {
+/// shields `G1`, `G2` (spheres of radius 0.5 m) and, beyond them, `H`, `H2`
+/// of the `far` kind. Each pair overlaps deeply, so one push moves `G2`
+/// about `ground_push` towards `H` and `H` about `far_push` towards `G2`,
+/// which start `gap` apart (measured between where the hash sees them), not
+/// yet touching. Twenty idle ground shields stand in a row 20 m away: they
+/// touch nothing, but they make the ground the crowd's main class.
+fn facing_stacks(origin: Vec2, angle: f32, gap: f32, pushes: (f32, f32), far: FarPair) -> World {
+    let (ground_push, far_push) = pushes;
     let along = Vec2::from_angle(angle);
-    let (radius, altitude) = (0.5, 0.3);
     let mut world = World::default();
-    // A pair `apart` apart overlaps by `1 − apart`, and each is pushed half.
+    // A pair of radius `r` and `apart` apart overlaps by `2r − apart`, and
+    // each is pushed half.
     let g2 = origin;
-    let g1 = g2 - along * (2.0 * radius - 2.0 * ground_push);
+    let g1 = g2 - along * (2.0 * GROUND_RADIUS - 2.0 * ground_push);
     let h = g2 + along * gap;
-    let h2 = h + along * (2.0 * radius - 2.0 * air_push);
-    for (position, altitude) in [(g1, 0.0), (g2, 0.0), (h, altitude), (h2, altitude)] {
-        world.push(position, altitude, 0.0, Vec3::splat(radius), 1.0);
+    let h2 = h + along * (2.0 * far.radius - 2.0 * far_push);
+    for position in [g1, g2] {
+        world.push(position, 0.0, 0.0, Vec3::splat(GROUND_RADIUS), 1.0);
+    }
+    for position in [h, h2] {
+        world.push(position, far.altitude, 0.0, Vec3::splat(far.radius), 1.0);
     }
     for idle in 0..20 {
         let position = origin + Vec2::new(20.0 + 1.5 * idle as f32, 0.0);
-        world.push(position, 0.0, 0.0, Vec3::splat(radius), 1.0);
+        world.push(position, 0.0, 0.0, Vec3::splat(GROUND_RADIUS), 1.0);
     }
     world
 }
 
 /// Pushes widen each unit's window by its own class's largest push and by
 /// the largest of the layers its shield meets, not by the largest anywhere:
-/// ground and airborne units here are pushed different distances (a fifth
-/// to nine tenths of a 0.5 m cell on the ground, a fifth to a whole cell in
-/// the air) towards each other, from all directions and offsets in
+/// ground units and airborne ones (or, in every other case, big ones) are
+/// pushed different distances (a fifth to nine tenths of a 0.5 m cell on
+/// the ground, a fifth to a whole cell for the others) towards each other, from all directions and offsets in
 /// the cell, and the pair that the push closes lies near the edge of the
 /// window of whichever of the two is tested first. The airborne class
 /// drifts up to a cell, but the crowd's drift averaged over its units
@@ -663,19 +695,17 @@ fn windows_widened_by_each_class_pushes_find_the_overlap_left() {
     let mut closed = 0;
     for case in 0..2_000_u64 {
         let draw = |stream| convoy::random::unit_f32(47, stream, case);
-        let (ground_push, air_push) = (0.1 + 0.35 * draw(1), 0.1 + 0.4 * draw(2));
-        // At 0.3 m apart in altitude, two 0.5 m spheres touch 0.954 m apart
-        // on the ground: start apart, end overlapping.
-        let touching = (1.0_f32 - 0.3 * 0.3).sqrt();
-        let gap = touching + 0.01 + (ground_push + air_push - 0.02) * draw(3);
+        let far = if case % 2 == 0 {
+            FarPair::AIRBORNE
+        } else {
+            FarPair::BIG
+        };
+        let (ground_push, far_push) = (0.1 + 0.35 * draw(1), 0.1 + 0.4 * draw(2));
+        // Start apart, end overlapping.
+        let gap = far.touching() + 0.01 + (ground_push + far_push - 0.02) * draw(3);
         let origin = Vec2::new(10.0, 10.0) + Vec2::new(draw(4), draw(5)) * CELL;
-        let start = facing_stacks(
-            origin,
-            std::f32::consts::TAU * draw(6),
-            gap,
-            ground_push,
-            air_push,
-        );
+        let angle = std::f32::consts::TAU * draw(6);
+        let start = facing_stacks(origin, angle, gap, (ground_push, far_push), far);
         let hash = hash_before_moves(&start, CELL, |_| (0.0, 0.0));
         for iterations in [1, 2] {
             let mut separation =
@@ -692,7 +722,7 @@ fn windows_widened_by_each_class_pushes_find_the_overlap_left() {
             closed += u64::from(iterations == 1 && left.overlaps > 0);
             assert!(
                 same_depth(reported.max_overlap_m, left.max_overlap_m),
-                "case {case}, {iterations} pushes: reported {reported:?}, left {left:?}"
+                "case {case} ({far:?}), {iterations} pushes: reported {reported:?}, left {left:?}"
             );
         }
     }
