@@ -616,12 +616,11 @@ impl Layer {
 }
 
 /// What a pass needs to know of all its units at once: the layers of the
-/// small ones (on the ground, at altitude 0, and the rest), and whether any
-/// is big.
+/// small ones (on the ground, at altitude 0, and the rest), and the big
+/// ones' count and travel.
 #[derive(Clone, Copy, Debug)]
 struct Census {
     layers: [Layer; 2],
-    any_big: bool,
     /// The largest ground distance of a big unit from where the hash saw it.
     big_travel: f32,
     /// How many units are big.
@@ -631,7 +630,6 @@ struct Census {
 impl Census {
     const EMPTY: Census = Census {
         layers: [Layer::EMPTY; 2],
-        any_big: false,
         big_travel: 0.0,
         big_units: 0,
     };
@@ -641,7 +639,6 @@ impl Census {
     #[inline]
     fn with(mut self, body: &Body, class: Class, travel: f32) -> Census {
         if class == Class::Big {
-            self.any_big = true;
             self.big_travel = self.big_travel.max(travel);
             self.big_units += 1;
         } else {
@@ -661,6 +658,11 @@ impl Census {
         ]
     }
 
+    /// Whether any unit is big.
+    fn any_big(&self) -> bool {
+        self.big_units > 0
+    }
+
     /// How many units there are of each [`Class`].
     fn units(&self) -> [usize; 3] {
         [self.layers[0].units, self.layers[1].units, self.big_units]
@@ -671,7 +673,6 @@ impl Census {
     fn combine(self, other: Census) -> Census {
         Census {
             layers: [0, 1].map(|k| self.layers[k].combine(other.layers[k])),
-            any_big: self.any_big || other.any_big,
             big_travel: self.big_travel.max(other.big_travel),
             big_units: self.big_units + other.big_units,
         }
@@ -772,7 +773,7 @@ impl Separation {
             zone!("separation: bodies");
             prepare_bodies(&input, position, big_radius, placed, big)
         };
-        let big_above = census.any_big.then_some(big_radius);
+        let big_above = census.any_big().then_some(big_radius);
         let (mut layers, mut travel) = (census.layers, census.travel());
 
         let mut stats = SeparationStats::default();
@@ -910,7 +911,7 @@ fn prepare_bodies(
         }
     });
     // Without big units the list stays empty: no need to look for them.
-    big.list(placed, census.any_big.then_some(big_radius));
+    big.list(placed, census.any_big().then_some(big_radius));
     census
 }
 
