@@ -313,7 +313,10 @@ impl ThreatSearch {
         // slot holds a row of `movers`), and take no part.
         // `first + lane` is below QUEUE_ROWS (`first` is at most
         // `QUEUE_ROWS - SEARCH_LANES`): the mask changes nothing but spares
-        // a bounds check a lane.
+        // a bounds check a lane. One load a lane, not one of all eight: the
+        // sift wrote the slots eight at a time from other offsets, and a
+        // load spanning two of those stores cannot be forwarded from them
+        // (4 % slower, see docs/performance-history.md).
         debug_assert!(first <= QUEUE_ROWS - SEARCH_LANES, "group at slot {first}");
         let rows: [usize; SEARCH_LANES] =
             std::array::from_fn(|lane| self.queue[(first + lane) & (QUEUE_ROWS - 1)] as usize);
