@@ -10,21 +10,25 @@
 //!   padding at the end), for the sift by distance over every candidate:
 //!   eight consecutive rows are one unaligned load per coordinate wherever
 //!   they start;
-//! - the whole mover, one 48-byte record a row (three `Vec4`s: motion,
-//!   sizes, hull), for the full test of the rows within the radius, which
-//!   are no longer consecutive: eight rows are twenty-four aligned loads
-//!   and six 4 × 4 transposes, where field-by-field columns took a load
-//!   per field per row.
+//! - the whole mover, for the full test of the rows within the radius,
+//!   which are no longer consecutive, in two arrays: the motion and sizes
+//!   (position, velocity, bounding radius, half width, altitude, half
+//!   height), a 32-byte aligned record a row, so eight rows are eight loads
+//!   and an 8 × 8 transpose; and the hull (axis, half core, speed), a
+//!   16-byte quad a row read only when a group's spheres meet, two 4 × 4
+//!   transposes. Field-by-field columns took a load per field per row; one
+//!   48-byte record a row straddled two cache lines for half the rows and
+//!   was 2–3 % slower on one thread (docs/performance-history.md).
 //!
-//! Both are written in parallel, in the chunks of
-//! [`crate::parallel::for_each_chunk3`].
+//! All are written in parallel, in the chunks of
+//! [`crate::parallel::for_each_chunk4_of`].
 
 use glam::{Mat4, Vec2, Vec4};
 use wide::f32x8;
 
 use super::avoid::{Body, Mover};
 use super::lanes_of;
-use crate::parallel::for_each_chunk3;
+use crate::parallel::{CHUNK_ROWS, for_each_chunk4_of};
 
 /// Threats answered at once.
 pub const LANES: usize = 4;
@@ -32,21 +36,22 @@ pub const LANES: usize = 4;
 /// [`f32x8`]).
 pub const SEARCH_LANES: usize = 8;
 
-/// One row's mover, as three quads of lanes.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub(crate) struct MoverRecord {
+/// One row's motion and sizes, the fields of the full test's first stage
+/// (time of nearest approach, bounding spheres, height) and the capsule
+/// radius: eight lanes, aligned, so one load a row.
+#[derive(Clone, Copy, Debug, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+#[repr(C, align(32))]
+pub(crate) struct SphereRecord {
     /// Position x and y, velocity x and y.
     motion: Vec4,
     /// Bounding radius, half width, altitude, half height.
     size: Vec4,
-    /// Hull axis x and y, half core, speed.
-    hull: Vec4,
 }
 
-impl MoverRecord {
+impl SphereRecord {
     #[inline]
-    fn of(mover: &Mover) -> MoverRecord {
-        MoverRecord {
+    fn of(mover: &Mover) -> SphereRecord {
+        SphereRecord {
             motion: Vec4::new(
                 mover.position.x,
                 mover.position.y,
@@ -59,26 +64,33 @@ impl MoverRecord {
                 mover.altitude,
                 mover.half_height,
             ),
-            hull: Vec4::new(mover.axis.x, mover.axis.y, mover.half_core, mover.speed),
         }
     }
+}
 
-    #[inline]
-    fn mover(&self) -> Mover {
-        let [x, y, vx, vy] = self.motion.to_array();
-        let [bounding_radius, half_width, altitude, half_height] = self.size.to_array();
-        let [axis_x, axis_y, half_core, speed] = self.hull.to_array();
-        Mover {
-            position: Vec2::new(x, y),
-            velocity: Vec2::new(vx, vy),
-            axis: Vec2::new(axis_x, axis_y),
-            speed,
-            half_core,
-            bounding_radius,
-            half_width,
-            altitude,
-            half_height,
-        }
+/// One row's hull, the capsule test's fields: axis x and y, half core,
+/// speed.
+#[inline]
+fn hull_of(mover: &Mover) -> Vec4 {
+    Vec4::new(mover.axis.x, mover.axis.y, mover.half_core, mover.speed)
+}
+
+/// The mover of a row's sphere record and hull.
+#[inline]
+fn mover_of(sphere: &SphereRecord, hull: Vec4) -> Mover {
+    let [x, y, vx, vy] = sphere.motion.to_array();
+    let [bounding_radius, half_width, altitude, half_height] = sphere.size.to_array();
+    let [axis_x, axis_y, half_core, speed] = hull.to_array();
+    Mover {
+        position: Vec2::new(x, y),
+        velocity: Vec2::new(vx, vy),
+        axis: Vec2::new(axis_x, axis_y),
+        speed,
+        half_core,
+        bounding_radius,
+        half_width,
+        altitude,
+        half_height,
     }
 }
 
@@ -120,7 +132,10 @@ pub struct MoverColumns {
     x: Vec<f32>,
     /// Position y, likewise.
     y: Vec<f32>,
-    records: Vec<MoverRecord>,
+    /// Motion and sizes of every row.
+    spheres: Vec<SphereRecord>,
+    /// Hull of every row.
+    hulls: Vec<Vec4>,
 }
 
 impl MoverColumns {
@@ -138,8 +153,9 @@ impl MoverColumns {
 
     /// Grows the storage to hold `rows`, so refilling never allocates.
     pub fn reserve(&mut self, rows: usize) {
-        if self.records.len() < rows {
-            self.records.resize(rows, MoverRecord::default());
+        if self.spheres.len() < rows {
+            self.spheres.resize(rows, SphereRecord::default());
+            self.hulls.resize(rows, Vec4::ZERO);
             self.x.resize(rows + SEARCH_LANES - 1, 0.0);
             self.y.resize(rows + SEARCH_LANES - 1, 0.0);
         }
@@ -150,19 +166,29 @@ impl MoverColumns {
     pub fn fill(&mut self, rows: usize, row: impl Fn(usize) -> Mover + Sync) {
         self.reserve(rows);
         self.rows = rows;
-        let (x, y, records) = (
+        let (x, y, spheres, hulls) = (
             &mut self.x[..rows],
             &mut self.y[..rows],
-            &mut self.records[..rows],
+            &mut self.spheres[..rows],
+            &mut self.hulls[..rows],
         );
-        for_each_chunk3(x, y, records, |first, x, y, records| {
-            for (offset, ((x, y), record)) in x.iter_mut().zip(y).zip(records).enumerate() {
-                let mover = row(first + offset);
-                *x = mover.position.x;
-                *y = mover.position.y;
-                *record = MoverRecord::of(&mover);
-            }
-        });
+        for_each_chunk4_of(
+            CHUNK_ROWS,
+            x,
+            y,
+            spheres,
+            hulls,
+            |first, x, y, spheres, hulls| {
+                let rows = x.iter_mut().zip(y).zip(spheres).zip(hulls);
+                for (offset, (((x, y), sphere), hull)) in rows.enumerate() {
+                    let mover = row(first + offset);
+                    *x = mover.position.x;
+                    *y = mover.position.y;
+                    *sphere = SphereRecord::of(&mover);
+                    *hull = hull_of(&mover);
+                }
+            },
+        );
     }
 
     /// Holds `movers`.
@@ -175,7 +201,7 @@ impl MoverColumns {
     #[inline]
     pub fn get(&self, row: usize) -> Mover {
         assert!(row < self.rows, "row {row} of {} movers", self.rows);
-        self.records[row].mover()
+        mover_of(&self.spheres[row], self.hulls[row])
     }
 
     /// The positions of rows `row..row + SEARCH_LANES`, x and y (rows past
@@ -189,9 +215,28 @@ impl MoverColumns {
     /// The movers of `rows` (each below [`MoverColumns::len`]), in lanes.
     #[inline]
     pub(crate) fn lanes(&self, rows: [usize; SEARCH_LANES]) -> MoverLanes {
-        let [x, y, vx, vy] = self.transposed(rows, |record| record.motion);
-        let [bounding_radius, half_width, altitude, half_height] =
-            self.transposed(rows, |record| record.size);
+        // A row's motion and sizes are eight aligned lanes: one load a row
+        // and an 8 × 8 transpose.
+        let lane = |lane: usize| bytemuck::cast::<_, f32x8>(self.spheres[rows[lane]]);
+        let [
+            x,
+            y,
+            vx,
+            vy,
+            bounding_radius,
+            half_width,
+            altitude,
+            half_height,
+        ] = f32x8::transpose([
+            lane(0),
+            lane(1),
+            lane(2),
+            lane(3),
+            lane(4),
+            lane(5),
+            lane(6),
+            lane(7),
+        ]);
         MoverLanes {
             x,
             y,
@@ -207,7 +252,7 @@ impl MoverColumns {
     /// The hulls of `rows` (each below [`MoverColumns::len`]), in lanes.
     #[inline]
     pub(crate) fn hull_lanes(&self, rows: [usize; SEARCH_LANES]) -> HullLanes {
-        let [axis_x, axis_y, half_core, _] = self.transposed(rows, |record| record.hull);
+        let [axis_x, axis_y, half_core, _] = self.transposed_hulls(rows);
         HullLanes {
             axis_x,
             axis_y,
@@ -215,20 +260,16 @@ impl MoverColumns {
         }
     }
 
-    /// One quad of the records of `rows`, turned into four fields of eight
-    /// lanes: a 4 × 4 transpose for each half of the rows.
+    /// The hulls of `rows`, turned into four fields of eight lanes: a 4 × 4
+    /// transpose for each half of the rows.
     #[inline]
-    fn transposed(
-        &self,
-        rows: [usize; SEARCH_LANES],
-        quad: impl Fn(&MoverRecord) -> Vec4,
-    ) -> [f32x8; 4] {
+    fn transposed_hulls(&self, rows: [usize; SEARCH_LANES]) -> [f32x8; 4] {
         let half = |rows: &[usize]| {
             Mat4::from_cols(
-                quad(&self.records[rows[0]]),
-                quad(&self.records[rows[1]]),
-                quad(&self.records[rows[2]]),
-                quad(&self.records[rows[3]]),
+                self.hulls[rows[0]],
+                self.hulls[rows[1]],
+                self.hulls[rows[2]],
+                self.hulls[rows[3]],
             )
             .transpose()
         };
@@ -275,7 +316,7 @@ mod tests {
     /// eight rows', and any eight rows read in lanes are those rows.
     #[test]
     fn every_row_reads_back_in_rows_and_in_lanes() {
-        let rows = 2 * crate::parallel::CHUNK_ROWS + 7;
+        let rows = 2 * CHUNK_ROWS + 7;
         let all: Vec<Mover> = (0..rows).map(mover).collect();
         let mut columns = MoverColumns::default();
         columns.fill_from(&all);
