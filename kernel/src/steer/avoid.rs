@@ -166,29 +166,6 @@ struct OwnLanes {
     half_height: f32x8,
 }
 
-impl OwnLanes {
-    /// `me`, predicted with the average of its current and desired
-    /// velocity (Force 21's predictor).
-    #[inline]
-    fn of(me: &Mover, desired: Vec2) -> OwnLanes {
-        let predicted = 0.5 * (me.velocity + desired);
-        let half_axis = me.half_axis();
-        OwnLanes {
-            x: f32x8::splat(me.position.x),
-            y: f32x8::splat(me.position.y),
-            vx: f32x8::splat(predicted.x),
-            vy: f32x8::splat(predicted.y),
-            half_axis_x: f32x8::splat(half_axis.x),
-            half_axis_y: f32x8::splat(half_axis.y),
-            half_axis_sq: f32x8::splat(half_axis.length_squared()),
-            reach: f32x8::splat(me.bounding_radius + CLEARANCE_M),
-            half_width: f32x8::splat(me.half_width),
-            altitude: f32x8::splat(me.altitude),
-            half_height: f32x8::splat(me.half_height),
-        }
-    }
-}
-
 /// A lane mask with every bit set.
 const ALL_BITS: f32 = f32::from_bits(u32::MAX);
 
@@ -230,13 +207,9 @@ pub struct ThreatSearch {
     /// Rows within the radius not tested yet, in visit order: the first
     /// `queued`, never more than `QUEUE_ROWS - SEARCH_LANES` between
     /// sifts. Every slot holds a row of the movers offered (0 at first,
-    /// then rows a sift wrote, kept or not, in this search or an earlier
-    /// one over the same movers), so any eight slots can be loaded. A sift
-    /// writes eight slots from its count masked below `QUEUE_ROWS`, so
-    /// eight more slots keep every write in the array without a bounds
-    /// check (no group starts past `QUEUE_ROWS - SEARCH_LANES`, so those
-    /// are never read).
-    queue: [u32; QUEUE_ROWS + SEARCH_LANES],
+    /// then rows a sift wrote, kept or not), so any eight slots can be
+    /// loaded.
+    queue: [u32; QUEUE_ROWS],
     queued: usize,
 }
 
@@ -272,25 +245,27 @@ impl ThreatSearch {
     #[must_use]
     #[inline]
     pub fn new(me: &Mover, desired: Vec2) -> ThreatSearch {
+        let predicted = 0.5 * (me.velocity + desired);
+        let half_axis = me.half_axis();
         ThreatSearch {
-            me: OwnLanes::of(me, desired),
+            me: OwnLanes {
+                x: f32x8::splat(me.position.x),
+                y: f32x8::splat(me.position.y),
+                vx: f32x8::splat(predicted.x),
+                vy: f32x8::splat(predicted.y),
+                half_axis_x: f32x8::splat(half_axis.x),
+                half_axis_y: f32x8::splat(half_axis.y),
+                half_axis_sq: f32x8::splat(half_axis.length_squared()),
+                reach: f32x8::splat(me.bounding_radius + CLEARANCE_M),
+                half_width: f32x8::splat(me.half_width),
+                altitude: f32x8::splat(me.altitude),
+                half_height: f32x8::splat(me.half_height),
+            },
             soonest_time: HORIZON_S,
             soonest: None,
-            queue: [0; QUEUE_ROWS + SEARCH_LANES],
+            queue: [0; QUEUE_ROWS],
             queued: 0,
         }
-    }
-
-    /// A new search for `me` in this one's place, as [`ThreatSearch::new`]
-    /// starts it, but without clearing the queue: its slots still hold rows
-    /// of the movers offered so far, which is all it needs. Offer it rows
-    /// of the same movers (or of as many rows at least).
-    #[inline]
-    pub fn restart(&mut self, me: &Mover, desired: Vec2) {
-        self.me = OwnLanes::of(me, desired);
-        self.soonest_time = HORIZON_S;
-        self.soonest = None;
-        self.queued = 0;
     }
 
     /// Offers the rows `run` of `movers` within `near`: sifts them eight at
@@ -310,10 +285,7 @@ impl ThreatSearch {
             keep &= !(1 << near.skip.wrapping_sub(start).min(SEARCH_LANES));
             // Branch-free: all eight slots written, the kept ones first.
             let kept = QUEUED_LANES[keep as usize].map(|lane| start as u32 + lane);
-            // The mask changes nothing (at most `QUEUE_ROWS - SEARCH_LANES`
-            // are queued here) but spares a bounds check.
-            let slot = self.queued & (QUEUE_ROWS - 1);
-            self.queue[slot..slot + SEARCH_LANES].copy_from_slice(&kept);
+            self.queue[self.queued..self.queued + SEARCH_LANES].copy_from_slice(&kept);
             self.queued += keep.count_ones() as usize;
             if self.queued > QUEUE_ROWS - SEARCH_LANES {
                 self.test_full_groups(movers);
@@ -983,39 +955,6 @@ mod tests {
             }
             let found = search.soonest(&movers);
             prop_assert_eq!(found.map(|(time, row)| (time.to_bits(), row)), expected.map(|(time, row)| (time.to_bits(), row)));
-        }
-    }
-
-    proptest! {
-        /// A search restarted after another over the same movers (its
-        /// queue left unread) finds what a new one finds, bit for bit: the
-        /// rows and the threat it kept from before take no part.
-        #[test]
-        fn a_restarted_search_finds_what_a_new_one_finds(
-            (first, second) in (mover(), mover()),
-            desired in (-12.0f32..12.0, -12.0f32..12.0),
-            (others, runs) in proptest::collection::vec(mover(), 1..120)
-                .prop_flat_map(|others| { let rows = others.len(); (Just(others), runs(rows)) }),
-            radius in 5.0f32..60.0,
-        ) {
-            let desired = Vec2::new(desired.0, desired.1);
-            let mut movers = MoverColumns::default();
-            movers.fill_from(&others);
-            let near = Near { radius_sq: radius * radius, skip: usize::MAX };
-            let search_all = |search: &mut ThreatSearch| {
-                for run in &runs {
-                    search.consider_run(&movers, run.clone(), near);
-                }
-                search.soonest(&movers).map(|(time, row)| (time.to_bits(), row))
-            };
-            let mut restarted = ThreatSearch::new(&first, -desired);
-            search_all(&mut restarted);
-            for run in &runs {
-                restarted.consider_run(&movers, run.clone(), near);
-            }
-            restarted.restart(&second, desired);
-            let expected = search_all(&mut ThreatSearch::new(&second, desired));
-            prop_assert_eq!(search_all(&mut restarted), expected);
         }
     }
 

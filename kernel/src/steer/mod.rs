@@ -193,9 +193,6 @@ fn steer_rows(
                 dt: world.dt,
             };
             let mut waiting = Waiting::default();
-            // One search a chunk, restarted for each unit: its queue is not
-            // cleared each time.
-            let mut search: Option<ThreatSearch> = None;
             for offset in 0..out.desired.len() {
                 let place = places[offset] as usize;
                 let me = &movers.get(place);
@@ -220,13 +217,7 @@ fn steer_rows(
                     cruise_speed[offset] / slowdown,
                     max_brake[offset],
                 );
-                let search = match &mut search {
-                    Some(search) => {
-                        search.restart(me, seek);
-                        search
-                    }
-                    None => search.insert(ThreatSearch::new(me, seek)),
-                };
+                let mut search = ThreatSearch::new(me, seek);
                 let near = Near {
                     radius_sq,
                     skip: place,
