@@ -68,8 +68,8 @@ impl SphereRecord {
     }
 }
 
-/// One row's hull, the capsule test's fields: axis x and y, half core,
-/// speed.
+/// One row's hull: axis x and y and half core (the capsule test's
+/// fields), and speed (for the answer to a threat).
 #[inline]
 fn hull_of(mover: &Mover) -> Vec4 {
     Vec4::new(mover.axis.x, mover.axis.y, mover.half_core, mover.speed)
