@@ -249,21 +249,10 @@ impl MoverColumns {
         }
     }
 
-    /// The hulls of `rows` (each below [`MoverColumns::len`]), in lanes.
+    /// The hulls of `rows` (each below [`MoverColumns::len`]), in lanes: a
+    /// 4 × 4 transpose for each half of the rows.
     #[inline]
     pub(crate) fn hull_lanes(&self, rows: [usize; SEARCH_LANES]) -> HullLanes {
-        let [axis_x, axis_y, half_core, _] = self.transposed_hulls(rows);
-        HullLanes {
-            axis_x,
-            axis_y,
-            half_core,
-        }
-    }
-
-    /// The hulls of `rows`, turned into four fields of eight lanes: a 4 × 4
-    /// transpose for each half of the rows.
-    #[inline]
-    fn transposed_hulls(&self, rows: [usize; SEARCH_LANES]) -> [f32x8; 4] {
         let half = |rows: &[usize]| {
             Mat4::from_cols(
                 self.hulls[rows[0]],
@@ -275,12 +264,11 @@ impl MoverColumns {
         };
         let (low, high) = (half(&rows[..4]), half(&rows[4..]));
         let join = |low: Vec4, high: Vec4| -> f32x8 { bytemuck::cast([low, high]) };
-        [
-            join(low.x_axis, high.x_axis),
-            join(low.y_axis, high.y_axis),
-            join(low.z_axis, high.z_axis),
-            join(low.w_axis, high.w_axis),
-        ]
+        HullLanes {
+            axis_x: join(low.x_axis, high.x_axis),
+            axis_y: join(low.y_axis, high.y_axis),
+            half_core: join(low.z_axis, high.z_axis),
+        }
     }
 }
 
