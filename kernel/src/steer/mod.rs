@@ -35,7 +35,8 @@ use crate::spatial::SpatialHash;
 use crate::vehicles::{ColumnsMut, SteerMode};
 use avoid::{Body, Mover, Near, Question, Response, ThreatSearch};
 use field::{Disc, FieldUnit};
-use movers::{LANES, MoverColumns};
+use movers::{LANES, MoverColumns, SEARCH_LANES};
+use wide::f32x8;
 
 /// Within this distance of its drive-to point a vehicle has arrived
 /// (Force 21 §5: 2.5 m).
@@ -137,6 +138,7 @@ fn steer_rows(
     world: SteerWorld<'_>,
 ) -> SteerStats {
     let ColumnsMut {
+        position,
         max_speed,
         cruise_speed,
         max_brake,
@@ -150,6 +152,7 @@ fn steer_rows(
         stalled_s,
         ..
     } = columns;
+    let position = &**position;
     let (max_speed, cruise_speed, max_brake, turn_rate, drive_to, goal, steer_mode) = (
         &**max_speed,
         &**cruise_speed,
@@ -173,6 +176,7 @@ fn steer_rows(
         steered_from,
         |first, desired, progress, stalled, steered_from| {
             let rows = first..first + desired.len();
+            let position = &position[rows.clone()];
             let (places, drive_to, goal) = (
                 &places[rows.clone()],
                 &drive_to[rows.clone()],
@@ -208,7 +212,7 @@ fn steer_rows(
                         max_brake: max_brake[offset],
                     };
                     let wanted = field::field_velocity(&field_unit, target, world.bodies);
-                    out.finish(offset, me.position, target, wanted, &mut tally);
+                    out.finish(offset, wanted);
                     continue;
                 }
                 let seek = seek::drive_to_velocity(
@@ -237,7 +241,7 @@ fn steer_rows(
                 }
                 let Some(threat) = search.threat(movers) else {
                     let wanted = apply(Response::Clear, seek, &mut tally);
-                    out.finish(offset, me.position, target, wanted, &mut tally);
+                    out.finish(offset, wanted);
                     continue;
                 };
                 // Threats are answered four at a time.
@@ -248,13 +252,14 @@ fn steer_rows(
                     max_speed: max_speed[offset],
                     threat,
                 };
-                waiting.rows[waiting.count] = (offset, target);
+                waiting.rows[waiting.count] = offset;
                 waiting.count += 1;
                 if waiting.count == LANES {
                     waiting.answer(&mut out, world.map, &mut tally);
                 }
             }
             waiting.answer(&mut out, world.map, &mut tally);
+            out.track_progress(position, drive_to, &mut tally);
             for (count, value) in counts.iter().zip(tally) {
                 count.fetch_add(value, Ordering::Relaxed);
             }
@@ -281,25 +286,46 @@ struct Rows<'a> {
 }
 
 impl Rows<'_> {
-    /// Writes row `offset`'s desired velocity, `wanted`, and tracks its
-    /// progress from `position` toward `target` (and steers from there
-    /// next time); counts arrived units in `tally[0]` and stuck ones in
-    /// `tally[3]`.
+    /// Writes row `offset`'s desired velocity.
     #[inline]
-    fn finish(
-        &mut self,
-        offset: usize,
-        position: Vec2,
-        target: Vec2,
-        wanted: Vec2,
-        tally: &mut [usize; 4],
-    ) {
+    fn finish(&mut self, offset: usize, wanted: Vec2) {
         self.desired[offset] = wanted;
-        let (progress, stalled) = (&mut self.progress[offset], &mut self.stalled[offset]);
+    }
+
+    /// Tracks every row's progress from `position` toward `target` (and
+    /// steers from there next time), eight rows at a time in lanes, the
+    /// rows past the last eight one at a time (the same arithmetic, so the
+    /// same bits); counts arrived units in `tally[0]` and stuck ones in
+    /// `tally[3]`. After the chunk's steering, as no row's progress depends
+    /// on another's answer: the lanes run without the branches of one row's
+    /// cases.
+    fn track_progress(&mut self, position: &[Vec2], target: &[Vec2], tally: &mut [usize; 4]) {
+        let rows = self.desired.len();
+        let eights = rows - rows % SEARCH_LANES;
+        for first in (0..eights).step_by(SEARCH_LANES) {
+            let eight = first..first + SEARCH_LANES;
+            let [arrived, stuck] =
+                self.track_eight(first, &position[eight.clone()], &target[eight]);
+            tally[0] += arrived as usize;
+            tally[3] += stuck as usize;
+        }
+        for row in eights..rows {
+            let [arrived, stuck] = self.track_one(row, position[row], target[row]);
+            tally[0] += usize::from(arrived);
+            tally[3] += usize::from(stuck);
+        }
+        self.steered_from.copy_from_slice(position);
+    }
+
+    /// Row `row`'s progress from `position` toward `target`: whether it has
+    /// arrived, and whether it is stuck.
+    #[inline]
+    fn track_one(&mut self, row: usize, position: Vec2, target: Vec2) -> [bool; 2] {
+        let (progress, stalled) = (&mut self.progress[row], &mut self.stalled[row]);
         let to_target = target - position;
         let distance = to_target.length();
-        if distance <= ARRIVE_RADIUS {
-            tally[0] += 1;
+        let arrived = distance <= ARRIVE_RADIUS;
+        if arrived {
             *stalled = 0.0;
             *progress = 0.0;
         } else {
@@ -308,9 +334,10 @@ impl Rows<'_> {
             // shuttling to and fro, or pushed back as far as it drives,
             // does not.
             let toward = to_target / distance;
-            // Floored at 0: way lost (pushed back) is not owed before new
-            // way counts.
-            *progress = (*progress + (position - self.steered_from[offset]).dot(toward)).max(0.0);
+            // Floored at 0 (and a NaN to 0, as in lanes): way lost (pushed
+            // back) is not owed before new way counts.
+            let made = *progress + (position - self.steered_from[row]).dot(toward);
+            *progress = if made > 0.0 { made } else { 0.0 };
             if *progress >= PROGRESS_STEP_M {
                 *progress = 0.0;
                 *stalled = 0.0;
@@ -318,19 +345,50 @@ impl Rows<'_> {
                 *stalled += self.dt;
             }
         }
-        if *stalled >= STUCK_AFTER_S {
-            tally[3] += 1;
-        }
-        self.steered_from[offset] = position;
+        [arrived, *stalled >= STUCK_AFTER_S]
+    }
+
+    /// [`Rows::track_one`] for rows `first..first + 8` in lanes: how many
+    /// have arrived, and how many are stuck.
+    #[inline]
+    fn track_eight(&mut self, first: usize, position: &[Vec2], target: &[Vec2]) -> [u32; 2] {
+        let eight = first..first + SEARCH_LANES;
+        let (x, y) = xy_lanes(position);
+        let (target_x, target_y) = xy_lanes(target);
+        let (from_x, from_y) = xy_lanes(&self.steered_from[eight.clone()]);
+        let (to_x, to_y) = (target_x - x, target_y - y);
+        let distance = (to_x * to_x + to_y * to_y).sqrt();
+        let arrived = distance.simd_le(f32x8::splat(ARRIVE_RADIUS));
+        let (toward_x, toward_y) = (to_x / distance, to_y / distance);
+        let progress = lanes_of(&self.progress[eight.clone()]);
+        let made = progress + ((x - from_x) * toward_x + (y - from_y) * toward_y);
+        // `maxps`: a NaN gives 0, as `track_one`'s comparison does.
+        let made = made.fast_max(f32x8::ZERO);
+        let restart = arrived | made.simd_ge(f32x8::splat(PROGRESS_STEP_M));
+        let progress = restart.select(f32x8::ZERO, made);
+        let stalled = lanes_of(&self.stalled[eight.clone()]) + f32x8::splat(self.dt);
+        let stalled = restart.select(f32x8::ZERO, stalled);
+        let stuck = stalled.simd_ge(f32x8::splat(STUCK_AFTER_S));
+        self.progress[eight.clone()].copy_from_slice(&progress.to_array());
+        self.stalled[eight].copy_from_slice(&stalled.to_array());
+        [arrived, stuck].map(|mask| mask.to_bitmask().count_ones())
     }
 }
 
+/// Eight consecutive points (`eight.len()` must be 8), x and y in lanes.
+#[inline]
+fn xy_lanes(eight: &[Vec2]) -> (f32x8, f32x8) {
+    let flat: &[f32] = bytemuck::cast_slice(eight);
+    let lane = |k: usize| std::array::from_fn(|lane| flat[2 * lane + k]);
+    (f32x8::new(lane(0)), f32x8::new(lane(1)))
+}
+
 /// Units of a chunk with a threat to answer, waiting to be answered four
-/// at a time, with their rows and drive-to points.
+/// at a time, with their rows.
 #[derive(Default)]
 struct Waiting {
     questions: [Question; LANES],
-    rows: [(usize, Vec2); LANES],
+    rows: [usize; LANES],
     count: usize,
 }
 
@@ -343,7 +401,7 @@ impl Waiting {
             return;
         }
         let answers = avoid::respond_lanes(&self.questions, self.count);
-        for ((question, &(offset, target)), &response) in self
+        for ((question, &offset), &response) in self
             .questions
             .iter()
             .zip(&self.rows)
@@ -352,7 +410,7 @@ impl Waiting {
         {
             let (me, seek) = (&question.me, question.steering);
             let wanted = apply(keep_off_walls(response, me, seek, map), seek, tally);
-            rows.finish(offset, me.position, target, wanted, tally);
+            rows.finish(offset, wanted);
         }
         self.count = 0;
     }
@@ -362,7 +420,7 @@ impl Waiting {
 /// `f32x8`: one unaligned load. Shared by the threat search's sift and the
 /// `integrate` step.
 #[inline]
-fn lanes_of(eight: &[f32]) -> wide::f32x8 {
+fn lanes_of(eight: &[f32]) -> f32x8 {
     bytemuck::pod_read_unaligned(bytemuck::cast_slice(eight))
 }
 
@@ -407,6 +465,86 @@ fn apply(response: Response, seek: Vec2, tally: &mut [usize; 4]) -> Vec2 {
         Response::Stop => {
             tally[2] += 1;
             Vec2::ZERO
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    /// One row's progress inputs: position, drive-to point, where it was
+    /// last steered from, progress and stalled time.
+    type Row = (Vec2, Vec2, Vec2, f32, f32);
+
+    fn point() -> impl Strategy<Value = Vec2> {
+        (-50.0f32..50.0, -50.0f32..50.0).prop_map(|(x, y)| Vec2::new(x, y))
+    }
+
+    fn row() -> impl Strategy<Value = Row> {
+        (point(), point(), point(), 0.0f32..0.6, 0.0f32..12.0).prop_map(
+            |(position, target, from, progress, stalled)| {
+                // Some rows at their target, some within the arrival radius,
+                // some that have not moved.
+                let target = if target.x < -40.0 { position } else { target };
+                let from = if from.x < -40.0 { position } else { from };
+                (position, target, from, progress, stalled)
+            },
+        )
+    }
+
+    /// Tracks `rows` with [`Rows::track_progress`], or one row at a time
+    /// with [`Rows::track_one`]: the columns it leaves and its tally.
+    fn tracked(rows: &[Row], one_at_a_time: bool) -> (Vec<u32>, [usize; 4]) {
+        let count = rows.len();
+        let (mut desired, mut progress, mut stalled, mut from) = (
+            vec![Vec2::ZERO; count],
+            rows.iter().map(|row| row.3).collect::<Vec<_>>(),
+            rows.iter().map(|row| row.4).collect::<Vec<_>>(),
+            rows.iter().map(|row| row.2).collect::<Vec<_>>(),
+        );
+        let position: Vec<Vec2> = rows.iter().map(|row| row.0).collect();
+        let target: Vec<Vec2> = rows.iter().map(|row| row.1).collect();
+        let mut out = Rows {
+            desired: &mut desired,
+            progress: &mut progress,
+            stalled: &mut stalled,
+            steered_from: &mut from,
+            dt: 1.0 / 60.0,
+        };
+        let mut tally = [0; 4];
+        if one_at_a_time {
+            for row in 0..count {
+                let [arrived, stuck] = out.track_one(row, position[row], target[row]);
+                tally[0] += usize::from(arrived);
+                tally[3] += usize::from(stuck);
+            }
+            out.steered_from.copy_from_slice(&position);
+        } else {
+            out.track_progress(&position, &target, &mut tally);
+        }
+        let bits = progress
+            .iter()
+            .chain(&stalled)
+            .map(|value| value.to_bits())
+            .chain(
+                from.iter()
+                    .flat_map(|point| point.to_array().map(f32::to_bits)),
+            )
+            .collect();
+        (bits, tally)
+    }
+
+    proptest! {
+        /// Rows tracked eight at a time in lanes end with the same bits and
+        /// the same counts as one at a time.
+        #[test]
+        fn progress_in_lanes_is_progress_one_row_at_a_time(
+            rows in prop::collection::vec(row(), 1..40),
+        ) {
+            prop_assert_eq!(tracked(&rows, false), tracked(&rows, true));
         }
     }
 }
