@@ -67,18 +67,20 @@ impl Body {
     /// The body with its sizes, speed and axis worked out, as the neighbour
     /// loop reads it. Vehicles move along their heading (or against it,
     /// reversing), and a capsule is symmetric, so a moving unit's axis is
-    /// its velocity's direction: no trigonometry unless it stands still.
+    /// its velocity's direction, and a standing unit's its heading's. Both
+    /// are worked out and one kept, without a branch: where some units
+    /// stand and others drive, which one a unit needs is a branch taken at
+    /// random (the trigonometry costs less than its mispredictions).
     #[must_use]
     #[inline]
     pub fn mover(&self) -> Mover {
         let speed = self.velocity.length();
         // `Vec2::try_normalize`, keeping the length.
         let rcp = speed.recip();
-        let axis = if rcp.is_finite() && rcp > 0.0 {
-            self.velocity * rcp
-        } else {
-            super::angles::direction(self.heading)
-        };
+        let moving = rcp.is_finite() && rcp > 0.0;
+        let facing = super::angles::direction(self.heading);
+        let along = self.velocity * rcp;
+        let axis = Vec2::select(glam::BVec2::splat(moving), along, facing);
         Mover {
             position: self.position,
             velocity: self.velocity,
