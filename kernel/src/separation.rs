@@ -46,7 +46,9 @@
 //!    own unit, so no task writes another's rows. With rows in cell order a
 //!    chunk is a band of the map and only pairs across its two edges
 //!    straddle. Cheap rejections first (bounding
-//!    spheres at the current centres, then the vertical extents), then the
+//!    spheres at the current centres, then the vertical extents; a pushing
+//!    sweep queues the candidates without a branch on them when more than a
+//!    fifth passed in the last pushing sweep), then the
 //!    exact test on **four queued pairs at once**
 //!    ([`crate::ellipsoid::contact_functions_until`], one SIMD lane each,
 //!    bit-identical to one at a time), which stops at the first sample
@@ -163,6 +165,11 @@ pub const SKIN_REL: f32 = 1e-3;
 /// most one in this many is: each then searches its whole window, not only
 /// later places, so the full sweep is cheaper when more are active.
 const ACTIVE_SWEEP_MAX_SHARE: usize = 2;
+/// A pushing sweep queues its candidates without a branch on the cheap
+/// rejections ([`queue_candidates_without_branch`]) when, in the pushing
+/// sweep before it (of this pass or the last), more than one candidate in
+/// this many passed them.
+const QUEUE_WITHOUT_BRANCH_PASS_SHARE: u64 = 5;
 /// Rebuild the stage's own hash once units may have moved, on average over
 /// the [`Class`]es weighted by their units, this many cells from where the
 /// hash saw them ([`should_rebuild`]). A rebuild (the hash, and the bodies
@@ -485,6 +492,10 @@ pub struct Separation {
     /// One flag per place: in a sweep from the active units, set on an
     /// inactive unit that an active one of another chunk found overlapping.
     marked: Marks,
+    /// Whether the next pushing sweep queues its candidates without a
+    /// branch: whether enough of the last one's passed the cheap
+    /// rejections ([`QUEUE_WITHOUT_BRANCH_PASS_SHARE`]).
+    queue_without_branch: bool,
 }
 
 /// One flag per place, set across chunks during a sweep and all cleared
@@ -520,6 +531,9 @@ struct Context<'a> {
     /// One flag per place: the inactive units to push from their pairs with
     /// the active units of other chunks ([`push_marked`]).
     marked: &'a [AtomicBool],
+    /// Pushing sweeps queue their candidates without a branch
+    /// ([`queue_candidates_without_branch`]).
+    queue_without_branch: bool,
 }
 
 impl Context<'_> {
@@ -704,6 +718,7 @@ impl Separation {
             pushes: Vec::new(),
             big: BigUnits::default(),
             marked: Marks::default(),
+            queue_without_branch: false,
         })
     }
 
@@ -761,6 +776,7 @@ impl Separation {
             pushes,
             big,
             marked,
+            queue_without_branch,
         } = self;
         marked.0.resize_with(units, AtomicBool::default);
         centres.resize(units, Vec2::ZERO);
@@ -808,13 +824,17 @@ impl Separation {
                 only_active: active <= units / ACTIVE_SWEEP_MAX_SHARE,
                 chunk_rows: sweep_chunk_rows(units),
                 marked: &marked.0,
+                queue_without_branch: *queue_without_branch,
             };
             let sweep = if context.measure_only {
                 zone!("separation: measuring sweep");
                 sweep(&context, big, pushes)
             } else {
                 zone!("separation: pushing sweep");
-                sweep(&context, big, pushes)
+                let sweep = sweep(&context, big, pushes);
+                *queue_without_branch =
+                    sweep.exact * QUEUE_WITHOUT_BRANCH_PASS_SHARE > sweep.tested;
+                sweep
             };
             stats.pairs_tested += sweep.tested;
             stats.exact_tests += sweep.exact;
@@ -1173,6 +1193,18 @@ impl Batch {
         self.len == 4
     }
 
+    /// Writes a pair in the next slot and queues it only if it `passes`
+    /// (no branch); true when the batch is full and must be settled.
+    #[inline]
+    fn offer(&mut self, first: usize, second: usize, offset: Vec3, passes: bool) -> bool {
+        let slot = self.len & 3;
+        self.first[slot] = first;
+        self.second[slot] = second;
+        self.offset[slot] = offset;
+        self.len += usize::from(passes);
+        self.len == 4
+    }
+
     /// The exact contact functions of the queued pairs (lanes past `len`
     /// repeat the first pair), each stopping once it reaches its `level`.
     fn contacts(&self, bodies: &[Body], level: [f32; 4]) -> Contacts4 {
@@ -1273,18 +1305,63 @@ fn queue_pushes(
     context: &Context<'_>,
 ) {
     let own = &context.bodies[unit];
-    let mut exact = 0;
-    let tested = for_each_candidate(context, unit, context.search(own), skip, |other| {
-        let them = &context.bodies[other];
-        if takes(other, them) {
-            exact += 1;
-            if batch.queue(unit, other, them.centre - own.centre) {
-                settle_pushes(batch, chunk, context);
+    let search = context.search(own);
+    let (tested, exact) = if context.queue_without_branch {
+        queue_candidates_without_branch(unit, search, skip, takes, batch, chunk, context)
+    } else {
+        let mut exact = 0;
+        let tested = for_each_candidate(context, unit, search, skip, |other| {
+            let them = &context.bodies[other];
+            if takes(other, them) {
+                exact += 1;
+                if batch.queue(unit, other, them.centre - own.centre) {
+                    settle_pushes(batch, chunk, context);
+                }
             }
-        }
-    });
+        });
+        (tested, exact)
+    };
     chunk.totals.tested += u64::from(tested);
-    chunk.totals.exact += exact;
+    chunk.totals.exact += u64::from(exact);
+}
+
+/// [`queue_pushes`]' candidates (those [`for_each_candidate`] visits that
+/// `takes` accepts) queued without a branch on whether each passes: every
+/// candidate is written to the batch's next slot, which it keeps only if
+/// it passes. The same pairs in the same order; returns the candidates
+/// examined and those queued. Where a third of the candidates pass (the
+/// separation benchmark's crowds) the branch mispredicts often and this is
+/// faster; where a tenth do (the default profile's crowd) the branch
+/// predicts well and writing every slot costs more, so pushing sweeps
+/// choose by the last one's share ([`QUEUE_WITHOUT_BRANCH_PASS_SHARE`]).
+fn queue_candidates_without_branch(
+    unit: usize,
+    search: f32,
+    skip: Range<usize>,
+    takes: impl Fn(usize, &Body) -> bool,
+    batch: &mut Batch,
+    chunk: &mut ChunkSweep<'_>,
+    context: &Context<'_>,
+) -> (u32, u32) {
+    let point = context.hash.sorted_positions()[unit];
+    let own = &context.bodies[unit];
+    let (mut examined, mut queued) = (0, 0);
+    context
+        .hash
+        .for_each_row_range_outside(point, search, skip, |run| {
+            examined += run.len() as u32;
+            for (place, them) in run.clone().zip(&context.bodies[run]) {
+                let offset = them.centre - own.centre;
+                let passes = (them.radius <= context.big_radius)
+                    & may_overlap(own, them, offset)
+                    & takes(place, them);
+                queued += u32::from(passes);
+                if batch.offer(unit, place, offset, passes) {
+                    settle_pushes(batch, chunk, context);
+                }
+            }
+        });
+    (examined, queued)
 }
 
 /// In a sweep from the active units, the pushes of the units at places
@@ -1537,4 +1614,102 @@ fn resolve(a: &Body, b: &Body, offset: Vec3, f: f32, a_first: bool) -> Option<Ov
         push: depth + SKIN_REL * smallest,
         relative: depth / smallest,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::random::unit_f32;
+    use crate::spatial::Bounds;
+
+    /// `units` ground shields of random sizes and headings, `spacing`
+    /// metres apart on a jittered lattice (every tenth immovable).
+    struct Crowd {
+        position: Vec<Vec2>,
+        altitude: Vec<f32>,
+        heading: Vec<f32>,
+        shield: Vec<Vec3>,
+        inv_mass: Vec<f32>,
+    }
+
+    fn crowd(units: usize, spacing: f32) -> Crowd {
+        let side = (units as f32).sqrt().ceil() as usize;
+        let random = |stream: u64, unit: usize| unit_f32(7, stream, unit as u64);
+        let jitter = |stream: u64, unit: usize| spacing * (random(stream, unit) - 0.5);
+        Crowd {
+            position: (0..units)
+                .map(|unit| {
+                    let (column, row) = ((unit % side) as f32, (unit / side) as f32);
+                    Vec2::new(
+                        spacing * column + jitter(0, unit),
+                        spacing * row + jitter(1, unit),
+                    )
+                })
+                .collect(),
+            altitude: vec![0.0; units],
+            heading: (0..units).map(|unit| 6.0 * random(2, unit)).collect(),
+            shield: (0..units)
+                .map(|unit| {
+                    let forward = 1.0 + 2.0 * random(3, unit);
+                    Vec3::new(forward, forward * (0.4 + 0.6 * random(4, unit)), 1.0)
+                })
+                .collect(),
+            inv_mass: (0..units)
+                .map(|unit| if unit % 10 == 0 { 0.0 } else { 1.0 })
+                .collect(),
+        }
+    }
+
+    /// One pass of `separation` over `crowd` (two pushes): the positions
+    /// it leaves and its stats.
+    fn pass(separation: &mut Separation, crowd: &Crowd) -> (Vec<Vec2>, SeparationStats) {
+        let bounds = Bounds::new(Vec2::splat(-10.0), Vec2::splat(200.0));
+        let mut hash = SpatialHash::new(bounds, 3.0).expect("a valid grid");
+        hash.rebuild(&crowd.position);
+        let input = SeparationInput {
+            altitude: &crowd.altitude,
+            heading: &crowd.heading,
+            shield: &crowd.shield,
+            inv_mass: &crowd.inv_mass,
+            spatial: &hash,
+            terrain: None,
+        };
+        let mut position = crowd.position.clone();
+        let stats = separation.pass(input, &mut position);
+        (position, stats)
+    }
+
+    fn separation() -> Separation {
+        let bounds = Bounds::new(Vec2::splat(-10.0), Vec2::splat(200.0));
+        Separation::new(bounds, 3.0, 2).expect("a valid grid")
+    }
+
+    /// A crowd where most candidates pass the cheap rejections switches the
+    /// next pushing sweeps to queueing without a branch, and they push every
+    /// unit to the same bits as the branch did; a sparse crowd does not
+    /// switch.
+    #[test]
+    fn queueing_without_a_branch_pushes_as_the_branch_does() {
+        let dense = crowd(4_000, 2.5);
+        let mut fresh = separation();
+        assert!(!fresh.queue_without_branch);
+        let (with_branch, stats) = pass(&mut fresh, &dense);
+        assert!(stats.overlaps > 1_000, "{stats:?}");
+        assert!(fresh.queue_without_branch, "{stats:?}");
+        // The same pass again, its first pushing sweep without the branch.
+        let (without_branch, again) = pass(&mut fresh, &dense);
+        assert_eq!(again, stats);
+        let bits = |positions: &[Vec2]| -> Vec<[u32; 2]> {
+            positions
+                .iter()
+                .map(|position| position.to_array().map(f32::to_bits))
+                .collect()
+        };
+        assert_eq!(bits(&without_branch), bits(&with_branch));
+
+        let mut sparse_pass = separation();
+        let (_, sparse) = pass(&mut sparse_pass, &crowd(4_000, 8.0));
+        assert!(sparse.overlaps > 0, "{sparse:?}");
+        assert!(!sparse_pass.queue_without_branch, "{sparse:?}");
+    }
 }
