@@ -167,8 +167,8 @@ pub const SKIN_REL: f32 = 1e-3;
 const ACTIVE_SWEEP_MAX_SHARE: usize = 2;
 /// A pushing sweep queues its candidates without a branch on the cheap
 /// rejections ([`queue_candidates_without_branch`]) when, in the pushing
-/// sweep before it (of this pass or the last), more than one candidate in
-/// this many passed them.
+/// sweep before it (of this pass or the last), more than one candidate
+/// examined in this many was given the exact test.
 const QUEUE_WITHOUT_BRANCH_PASS_SHARE: u64 = 5;
 /// Rebuild the stage's own hash once units may have moved, on average over
 /// the [`Class`]es weighted by their units, this many cells from where the
@@ -493,9 +493,12 @@ pub struct Separation {
     /// inactive unit that an active one of another chunk found overlapping.
     marked: Marks,
     /// Whether the next pushing sweep queues its candidates without a
-    /// branch: whether enough of the last one's passed the cheap
-    /// rejections ([`QUEUE_WITHOUT_BRANCH_PASS_SHARE`]).
+    /// branch: whether enough of the last one's were given the exact test
+    /// ([`QUEUE_WITHOUT_BRANCH_PASS_SHARE`]).
     queue_without_branch: bool,
+    /// Tests fix the choice for every pushing sweep.
+    #[cfg(test)]
+    fixed_queue: Option<bool>,
 }
 
 /// One flag per place, set across chunks during a sweep and all cleared
@@ -719,6 +722,8 @@ impl Separation {
             big: BigUnits::default(),
             marked: Marks::default(),
             queue_without_branch: false,
+            #[cfg(test)]
+            fixed_queue: None,
         })
     }
 
@@ -777,7 +782,18 @@ impl Separation {
             big,
             marked,
             queue_without_branch,
+            ..
         } = self;
+        let next_without_branch =
+            |sweep: &Sweep| sweep.exact * QUEUE_WITHOUT_BRANCH_PASS_SHARE > sweep.tested;
+        #[cfg(test)]
+        let next_without_branch = {
+            let fixed = self.fixed_queue;
+            if let Some(fixed) = fixed {
+                *queue_without_branch = fixed;
+            }
+            move |sweep: &Sweep| fixed.unwrap_or_else(|| next_without_branch(sweep))
+        };
         marked.0.resize_with(units, AtomicBool::default);
         centres.resize(units, Vec2::ZERO);
         place_of.resize(units, 0);
@@ -832,8 +848,7 @@ impl Separation {
             } else {
                 zone!("separation: pushing sweep");
                 let sweep = sweep(&context, big, pushes);
-                *queue_without_branch =
-                    sweep.exact * QUEUE_WITHOUT_BRANCH_PASS_SHARE > sweep.tested;
+                *queue_without_branch = next_without_branch(&sweep);
                 sweep
             };
             stats.pairs_tested += sweep.tested;
@@ -1622,8 +1637,7 @@ mod tests {
     use crate::random::unit_f32;
     use crate::spatial::Bounds;
 
-    /// `units` ground shields of random sizes and headings, `spacing`
-    /// metres apart on a jittered lattice (every tenth immovable).
+    /// A crowd's columns and the pass's stats and positions.
     struct Crowd {
         position: Vec<Vec2>,
         altitude: Vec<f32>,
@@ -1632,10 +1646,16 @@ mod tests {
         inv_mass: Vec<f32>,
     }
 
-    fn crowd(units: usize, spacing: f32) -> Crowd {
+    /// `units` shields of random sizes and headings, `spacing` metres apart
+    /// on a jittered lattice: every tenth immovable; with `mixed`, every
+    /// seventh big (forward semi-axis above the 3 m cell) and every fifth
+    /// airborne (some low enough to meet the ground shields).
+    fn crowd(units: usize, spacing: f32, mixed: bool) -> Crowd {
         let side = (units as f32).sqrt().ceil() as usize;
         let random = |stream: u64, unit: usize| unit_f32(7, stream, unit as u64);
         let jitter = |stream: u64, unit: usize| spacing * (random(stream, unit) - 0.5);
+        let big = |unit: usize| mixed && unit % 31 == 3;
+        let airborne = |unit: usize| mixed && unit % 5 == 1;
         Crowd {
             position: (0..units)
                 .map(|unit| {
@@ -1646,11 +1666,19 @@ mod tests {
                     )
                 })
                 .collect(),
-            altitude: vec![0.0; units],
+            altitude: (0..units)
+                .map(|unit| {
+                    if airborne(unit) {
+                        1.5 + 6.0 * random(5, unit)
+                    } else {
+                        0.0
+                    }
+                })
+                .collect(),
             heading: (0..units).map(|unit| 6.0 * random(2, unit)).collect(),
             shield: (0..units)
                 .map(|unit| {
-                    let forward = 1.0 + 2.0 * random(3, unit);
+                    let forward = if big(unit) { 3.5 } else { 1.0 } + 2.0 * random(3, unit);
                     Vec3::new(forward, forward * (0.4 + 0.6 * random(4, unit)), 1.0)
                 })
                 .collect(),
@@ -1660,10 +1688,10 @@ mod tests {
         }
     }
 
-    /// One pass of `separation` over `crowd` (two pushes): the positions
-    /// it leaves and its stats.
-    fn pass(separation: &mut Separation, crowd: &Crowd) -> (Vec<Vec2>, SeparationStats) {
-        let bounds = Bounds::new(Vec2::splat(-10.0), Vec2::splat(200.0));
+    /// One pass of `separation` over `crowd`: the positions it leaves, as
+    /// bits, and its stats.
+    fn pass(separation: &mut Separation, crowd: &Crowd) -> (Vec<[u32; 2]>, SeparationStats) {
+        let bounds = Bounds::new(Vec2::splat(-10.0), Vec2::splat(300.0));
         let mut hash = SpatialHash::new(bounds, 3.0).expect("a valid grid");
         hash.rebuild(&crowd.position);
         let input = SeparationInput {
@@ -1676,40 +1704,58 @@ mod tests {
         };
         let mut position = crowd.position.clone();
         let stats = separation.pass(input, &mut position);
-        (position, stats)
+        let bits = position
+            .iter()
+            .map(|position| position.to_array().map(f32::to_bits))
+            .collect();
+        (bits, stats)
     }
 
-    fn separation() -> Separation {
-        let bounds = Bounds::new(Vec2::splat(-10.0), Vec2::splat(200.0));
-        Separation::new(bounds, 3.0, 2).expect("a valid grid")
+    fn separation(iterations: u32) -> Separation {
+        let bounds = Bounds::new(Vec2::splat(-10.0), Vec2::splat(300.0));
+        Separation::new(bounds, 3.0, iterations).expect("a valid grid")
     }
 
-    /// A crowd where most candidates pass the cheap rejections switches the
-    /// next pushing sweeps to queueing without a branch, and they push every
-    /// unit to the same bits as the branch did; a sparse crowd does not
-    /// switch.
+    /// Every pushing sweep queueing its candidates without a branch pushes
+    /// every unit to the same bits, with the same stats, as every one
+    /// queueing them with it: in a crowd with immovable, big and airborne
+    /// units, over enough pushes that later sweeps start only from the
+    /// active units.
     #[test]
     fn queueing_without_a_branch_pushes_as_the_branch_does() {
-        let dense = crowd(4_000, 2.5);
-        let mut fresh = separation();
-        assert!(!fresh.queue_without_branch);
-        let (with_branch, stats) = pass(&mut fresh, &dense);
-        assert!(stats.overlaps > 1_000, "{stats:?}");
-        assert!(fresh.queue_without_branch, "{stats:?}");
-        // The same pass again, its first pushing sweep without the branch.
-        let (without_branch, again) = pass(&mut fresh, &dense);
+        let mixed = crowd(4_000, 5.0, true);
+        let mut runs = [false, true].map(|fixed| {
+            let mut separation = separation(12);
+            separation.fixed_queue = Some(fixed);
+            let run = pass(&mut separation, &mixed);
+            let active = separation.placed.iter().filter(|body| body.active).count();
+            (run, active)
+        });
+        let ((with_branch, stats), active) = std::mem::take(&mut runs[0]);
+        assert!(stats.overlaps > 500, "{stats:?}");
+        assert!(stats.iterations >= 3, "{stats:?}");
+        // The last sweeps started from the active units alone.
+        assert!(
+            active <= mixed.position.len() / 4,
+            "{active} active {stats:?}"
+        );
+        let (without_branch, again) = std::mem::take(&mut runs[1]).0;
         assert_eq!(again, stats);
-        let bits = |positions: &[Vec2]| -> Vec<[u32; 2]> {
-            positions
-                .iter()
-                .map(|position| position.to_array().map(f32::to_bits))
-                .collect()
-        };
-        assert_eq!(bits(&without_branch), bits(&with_branch));
+        assert_eq!(without_branch, with_branch);
+    }
 
-        let mut sparse_pass = separation();
-        let (_, sparse) = pass(&mut sparse_pass, &crowd(4_000, 8.0));
-        assert!(sparse.overlaps > 0, "{sparse:?}");
-        assert!(!sparse_pass.queue_without_branch, "{sparse:?}");
+    /// A crowd where many candidates get the exact test switches the next
+    /// pushing sweeps to queueing without a branch; a sparse one does not.
+    #[test]
+    fn pushing_sweeps_queue_without_a_branch_where_many_candidates_pass() {
+        let mut dense = separation(2);
+        assert!(!dense.queue_without_branch);
+        let (_, stats) = pass(&mut dense, &crowd(4_000, 2.5, false));
+        assert!(stats.overlaps > 1_000, "{stats:?}");
+        assert!(dense.queue_without_branch, "{stats:?}");
+        let mut sparse = separation(2);
+        let (_, stats) = pass(&mut sparse, &crowd(4_000, 8.0, false));
+        assert!(stats.overlaps > 0, "{stats:?}");
+        assert!(!sparse.queue_without_branch, "{stats:?}");
     }
 }

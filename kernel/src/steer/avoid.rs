@@ -96,8 +96,8 @@ impl Body {
 }
 
 /// A [`Body`] prepared once per tick for every test against it: the hull
-/// axis (a square root, or a sine and cosine when standing still), the
-/// speed and the sizes derived from the shield.
+/// axis (the velocity's direction, or the heading's when standing still),
+/// the speed and the sizes derived from the shield.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Mover {
     /// Ground-plane position.

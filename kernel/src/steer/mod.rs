@@ -295,7 +295,8 @@ impl Rows<'_> {
     /// Tracks every row's progress from `position` toward `target` (and
     /// steers from there next time), eight rows at a time in lanes, the
     /// rows past the last eight one at a time (the same arithmetic, so the
-    /// same bits); counts arrived units in `tally[0]` and stuck ones in
+    /// same bits; eight is [`SEARCH_LANES`], an `f32x8`'s width); counts
+    /// arrived units in `tally[0]` and stuck ones in
     /// `tally[3]`. After the chunk's steering, as no row's progress depends
     /// on another's answer: the lanes run without the branches of one row's
     /// cases.
@@ -362,8 +363,9 @@ impl Rows<'_> {
         let (toward_x, toward_y) = (to_x / distance, to_y / distance);
         let progress = lanes_of(&self.progress[eight.clone()]);
         let made = progress + ((x - from_x) * toward_x + (y - from_y) * toward_y);
-        // `maxps`: a NaN gives 0, as `track_one`'s comparison does.
-        let made = made.fast_max(f32x8::ZERO);
+        // As `track_one`'s comparison: a NaN gives 0 (on every backend,
+        // where `fast_max` keeps a NaN off x86).
+        let made = made.simd_gt(f32x8::ZERO).select(made, f32x8::ZERO);
         let restart = arrived | made.simd_ge(f32x8::splat(PROGRESS_STEP_M));
         let progress = restart.select(f32x8::ZERO, made);
         let stalled = lanes_of(&self.stalled[eight.clone()]) + f32x8::splat(self.dt);
@@ -378,6 +380,7 @@ impl Rows<'_> {
 /// Eight consecutive points (`eight.len()` must be 8), x and y in lanes.
 #[inline]
 fn xy_lanes(eight: &[Vec2]) -> (f32x8, f32x8) {
+    debug_assert_eq!(eight.len(), SEARCH_LANES, "eight points");
     let flat: &[f32] = bytemuck::cast_slice(eight);
     let lane = |k: usize| std::array::from_fn(|lane| flat[2 * lane + k]);
     (f32x8::new(lane(0)), f32x8::new(lane(1)))
@@ -484,11 +487,25 @@ mod tests {
     }
 
     fn row() -> impl Strategy<Value = Row> {
-        (point(), point(), point(), 0.0f32..0.6, 0.0f32..12.0).prop_map(
+        let target = prop_oneof![
+            4 => point().prop_map(Some),
+            // At the target, or on the arrival radius.
+            1 => Just(None),
+            1 => (0.0f32..6.3).prop_map(|angle| Some(Vec2::from_angle(angle) * ARRIVE_RADIUS)),
+            // Not a number, or infinitely far.
+            1 => prop_oneof![Just(Vec2::NAN), Just(Vec2::INFINITY), Just(Vec2::new(f32::NEG_INFINITY, 1.0))].prop_map(Some),
+        ];
+        let progress = prop_oneof![4 => 0.0f32..0.6, 1 => Just(0.0), 1 => Just(PROGRESS_STEP_M)];
+        let stalled = prop_oneof![4 => 0.0f32..12.0, 1 => Just(STUCK_AFTER_S)];
+        (point(), target, point(), progress, stalled).prop_map(
             |(position, target, from, progress, stalled)| {
-                // Some rows at their target, some within the arrival radius,
-                // some that have not moved.
-                let target = if target.x < -40.0 { position } else { target };
+                // Targets near the origin are relative to the position
+                // (none: the position itself); some rows have not moved.
+                let target = match target {
+                    None => position,
+                    Some(target) if target.length() <= ARRIVE_RADIUS => position + target,
+                    Some(target) => target,
+                };
                 let from = if from.x < -40.0 { position } else { from };
                 (position, target, from, progress, stalled)
             },
