@@ -1637,7 +1637,7 @@ mod tests {
     use crate::random::unit_f32;
     use crate::spatial::Bounds;
 
-    /// A crowd's columns and the pass's stats and positions.
+    /// A crowd's columns.
     struct Crowd {
         position: Vec<Vec2>,
         altitude: Vec<f32>,
@@ -1647,8 +1647,8 @@ mod tests {
     }
 
     /// `units` shields of random sizes and headings, `spacing` metres apart
-    /// on a jittered lattice: every tenth immovable; with `mixed`, every
-    /// seventh big (forward semi-axis above the 3 m cell) and every fifth
+    /// on a jittered lattice: every tenth immovable; with `mixed`, one in
+    /// 31 big (forward semi-axis above the 3 m cell) and every fifth
     /// airborne (some low enough to meet the ground shields).
     fn crowd(units: usize, spacing: f32, mixed: bool) -> Crowd {
         let side = (units as f32).sqrt().ceil() as usize;

@@ -296,10 +296,9 @@ impl Rows<'_> {
     /// steers from there next time), eight rows at a time in lanes, the
     /// rows past the last eight one at a time (the same arithmetic, so the
     /// same bits; eight is [`SEARCH_LANES`], an `f32x8`'s width); counts
-    /// arrived units in `tally[0]` and stuck ones in
-    /// `tally[3]`. After the chunk's steering, as no row's progress depends
-    /// on another's answer: the lanes run without the branches of one row's
-    /// cases.
+    /// arrived units in `tally[0]` and stuck ones in `tally[3]`. Run after
+    /// the chunk's steering, as no row's progress depends on another's
+    /// answer: the lanes have none of one row's branches.
     fn track_progress(&mut self, position: &[Vec2], target: &[Vec2], tally: &mut [usize; 4]) {
         let rows = self.desired.len();
         let eights = rows - rows % SEARCH_LANES;
