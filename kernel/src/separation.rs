@@ -1200,12 +1200,7 @@ impl Batch {
     /// Queues a pair; true when the batch is full and must be settled.
     #[inline]
     fn queue(&mut self, first: usize, second: usize, offset: Vec3) -> bool {
-        let slot = self.len & 3;
-        self.first[slot] = first;
-        self.second[slot] = second;
-        self.offset[slot] = offset;
-        self.len += 1;
-        self.len == 4
+        self.offer(first, second, offset, true)
     }
 
     /// Writes a pair in the next slot and queues it only if it `passes`

@@ -227,16 +227,7 @@ impl MoverColumns {
             half_width,
             altitude,
             half_height,
-        ] = f32x8::transpose([
-            lane(0),
-            lane(1),
-            lane(2),
-            lane(3),
-            lane(4),
-            lane(5),
-            lane(6),
-            lane(7),
-        ]);
+        ] = f32x8::transpose(std::array::from_fn(lane));
         MoverLanes {
             x,
             y,
