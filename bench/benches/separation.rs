@@ -14,7 +14,7 @@
 //! pays once.
 //!
 //! `exact_tests_alone` is the floor under any exact pass on a crowd: the
-//! Perram–Wertheim contact functions alone (four pairs a call, as the pass
+//! Perram–Wertheim contact functions alone (eight pairs a call, as the pass
 //! runs them, on both threads), with no candidate search, no gathering and
 //! no push, over the pairs a pushing sweep must test exactly — those whose
 //! bounding spheres meet, each once — reported per unit of the crowd.
@@ -29,10 +29,10 @@ mod shield_crowd;
 use std::hint::black_box;
 
 use convoy::ellipsoid::{
-    Ellipsoid, Offsets4, Shapes4, contact_functions_until, depth_along_centre_line, overlaps,
+    Ellipsoid, LANES, Offsets8, Shapes8, contact_functions_until, depth_along_centre_line, overlaps,
 };
-use convoy::glam::Vec4;
 use convoy::separation::{Separation, SeparationInput, TOLERANCE_REL};
+use convoy::wide::f32x8;
 use criterion::{BatchSize, BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use rayon::prelude::*;
 use shield_crowd::{ShieldCrowd, ShieldSize, shield_crowd};
@@ -78,18 +78,18 @@ fn brute_force_overlaps(pairs: &[(Ellipsoid, Ellipsoid)]) -> u64 {
     pairs.iter().filter(|pair| deep(pair)).count() as u64
 }
 
-/// `pairs` as the four-lane arguments of the contact function.
-fn lanes(pairs: &[(Ellipsoid, Ellipsoid)]) -> Vec<(Shapes4, Shapes4, Offsets4)> {
+/// `pairs` as the eight-lane arguments of the contact function.
+fn lanes(pairs: &[(Ellipsoid, Ellipsoid)]) -> Vec<(Shapes8, Shapes8, Offsets8)> {
     pairs
-        .chunks(4)
-        .map(|quad| {
-            let pair = |k: usize| &quad[k.min(quad.len() - 1)];
-            let first = std::array::from_fn::<_, 4, _>(|k| pair(k).0.shape());
-            let second = std::array::from_fn::<_, 4, _>(|k| pair(k).1.shape());
+        .chunks(LANES)
+        .map(|eight| {
+            let pair = |k: usize| &eight[k.min(eight.len() - 1)];
+            let first = std::array::from_fn::<_, LANES, _>(|k| pair(k).0.shape());
+            let second = std::array::from_fn::<_, LANES, _>(|k| pair(k).1.shape());
             (
-                Shapes4::from_lanes(first.each_ref()),
-                Shapes4::from_lanes(second.each_ref()),
-                Offsets4::from_lanes(std::array::from_fn(|k| pair(k).1.centre - pair(k).0.centre)),
+                Shapes8::from_lanes(first.each_ref()),
+                Shapes8::from_lanes(second.each_ref()),
+                Offsets8::from_lanes(std::array::from_fn(|k| pair(k).1.centre - pair(k).0.centre)),
             )
         })
         .collect()
@@ -118,17 +118,17 @@ fn separation(c: &mut Criterion) {
                 );
             });
         }
-        let quads = lanes(&pairs);
+        let lanes = lanes(&pairs);
         group.bench_function(
             BenchmarkId::new(format!("exact_tests_alone{name}"), UNITS),
             |b| {
                 b.iter(|| {
-                    quads
-                        .par_chunks(1024)
+                    lanes
+                        .par_chunks(512)
                         .map(|chunk| {
                             chunk
                                 .iter()
-                                .map(|(a, b, r)| contact_functions_until(a, b, r, Vec4::ONE).f.x)
+                                .map(|(a, b, r)| contact_functions_until(a, b, r, f32x8::ONE).f[0])
                                 .sum::<f32>()
                         })
                         .sum::<f32>()

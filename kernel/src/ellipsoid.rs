@@ -59,7 +59,8 @@
 //! two shields must move *in the ground plane* to touch (Newton on the
 //! distance, whose contact function is convex and increasing along the push).
 
-use glam::{BVec4A, Mat3, Vec2, Vec3, Vec4};
+use glam::{Mat3, Vec2, Vec3};
+use wide::f32x8;
 
 use crate::angles;
 
@@ -225,34 +226,39 @@ impl Contact {
     }
 }
 
-/// Four shapes side by side, one per SIMD lane (structure of arrays): the
-/// contact function runs on four pairs at once.
+/// Pairs the contact function runs side by side, one per SIMD lane (eight
+/// `f32` lanes: one AVX instruction a step on x86-64-v3, two SSE ones on a
+/// baseline build, the same bits either way).
+pub const LANES: usize = 8;
+
+/// Eight shapes side by side, one per SIMD lane (structure of arrays): the
+/// contact function runs on eight pairs at once.
 #[derive(Clone, Copy, Debug)]
-pub struct Shapes4 {
+pub struct Shapes8 {
     /// Forward axes, x components.
-    pub forward_x: Vec4,
+    pub forward_x: f32x8,
     /// Forward axes, y components.
-    pub forward_y: Vec4,
+    pub forward_y: f32x8,
     /// Squared forward semi-axes.
-    pub forward2: Vec4,
+    pub forward2: f32x8,
     /// Squared lateral semi-axes.
-    pub lateral2: Vec4,
+    pub lateral2: f32x8,
     /// Squared vertical semi-axes.
-    pub vertical2: Vec4,
+    pub vertical2: f32x8,
 }
 
-impl Shapes4 {
+impl Shapes8 {
     /// `shape` in every lane.
     #[must_use]
-    pub fn splat(shape: &Shape) -> Shapes4 {
-        Shapes4::from_lanes([shape; 4])
+    pub fn splat(shape: &Shape) -> Shapes8 {
+        Shapes8::from_lanes([shape; LANES])
     }
 
     /// One shape per lane.
     #[must_use]
-    pub fn from_lanes(shapes: [&Shape; 4]) -> Shapes4 {
-        let lanes = |field: fn(&Shape) -> f32| Vec4::from_array(shapes.map(field));
-        Shapes4 {
+    pub fn from_lanes(shapes: [&Shape; LANES]) -> Shapes8 {
+        let lanes = |field: fn(&Shape) -> f32| f32x8::new(shapes.map(field));
+        Shapes8 {
             forward_x: lanes(|s| s.forward.x),
             forward_y: lanes(|s| s.forward.y),
             forward2: lanes(|s| s.squared.x),
@@ -264,54 +270,54 @@ impl Shapes4 {
     /// `vᵀ adj(P) v` per lane for the ground-plane blocks `P` and the
     /// horizontal parts of `v` (`adj P = R diag(lateral², forward²) Rᵀ`).
     #[inline]
-    fn plane_adjugate(&self, v: &Offsets4) -> Vec4 {
+    fn plane_adjugate(&self, v: &Offsets8) -> f32x8 {
         let along = self.forward_x * v.x + self.forward_y * v.y;
         let across = self.forward_x * v.y - self.forward_y * v.x;
         self.lateral2 * (along * along) + self.forward2 * (across * across)
     }
 }
 
-/// Four centre offsets `r = c_b − c_a`, one per lane.
+/// Eight centre offsets `r = c_b − c_a`, one per lane.
 #[derive(Clone, Copy, Debug)]
-pub struct Offsets4 {
+pub struct Offsets8 {
     /// x components.
-    pub x: Vec4,
+    pub x: f32x8,
     /// y components.
-    pub y: Vec4,
+    pub y: f32x8,
     /// z components.
-    pub z: Vec4,
+    pub z: f32x8,
 }
 
-impl Offsets4 {
+impl Offsets8 {
     /// `r` in every lane.
     #[must_use]
-    pub fn splat(r: Vec3) -> Offsets4 {
-        Offsets4::from_lanes([r; 4])
+    pub fn splat(r: Vec3) -> Offsets8 {
+        Offsets8::from_lanes([r; LANES])
     }
 
     /// One offset per lane.
     #[must_use]
-    pub fn from_lanes(r: [Vec3; 4]) -> Offsets4 {
-        Offsets4 {
-            x: Vec4::from_array(r.map(|r| r.x)),
-            y: Vec4::from_array(r.map(|r| r.y)),
-            z: Vec4::from_array(r.map(|r| r.z)),
+    pub fn from_lanes(r: [Vec3; LANES]) -> Offsets8 {
+        Offsets8 {
+            x: f32x8::new(r.map(|r| r.x)),
+            y: f32x8::new(r.map(|r| r.y)),
+            z: f32x8::new(r.map(|r| r.z)),
         }
     }
 }
 
-/// The contact functions of four pairs, one per lane (see [`Contact`]).
+/// The contact functions of eight pairs, one per lane (see [`Contact`]).
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Contacts4 {
+pub struct Contacts8 {
     /// `F` per lane (a lower bound where the search stopped early).
-    pub f: Vec4,
+    pub f: [f32; LANES],
     /// The maximisers λ.
-    pub lambda: Vec4,
+    pub lambda: [f32; LANES],
     /// Newton or bisection samples taken per lane.
-    pub steps: [u32; 4],
+    pub steps: [u32; LANES],
 }
 
-impl Contacts4 {
+impl Contacts8 {
     /// Lane `lane` as a [`Contact`].
     #[must_use]
     pub fn lane(&self, lane: usize) -> Contact {
@@ -326,12 +332,12 @@ impl Contacts4 {
 /// `f(λ)` and its first two derivatives, per lane.
 #[derive(Clone, Copy, Debug)]
 struct Sample {
-    f: Vec4,
-    slope: Vec4,
-    curvature: Vec4,
+    f: f32x8,
+    slope: f32x8,
+    curvature: f32x8,
 }
 
-/// `f(λ)` of four pairs and centre offsets in closed rational form, per
+/// `f(λ)` of eight pairs and centre offsets in closed rational form, per
 /// lane: with `μ = 1 − λ` and the ground-plane blocks `P_A`, `P_B`,
 ///
 /// ```text
@@ -341,24 +347,25 @@ struct Sample {
 ///
 /// because the adjugate of a 2×2 matrix is linear and its determinant
 /// quadratic (`n = rᵀ adj(P) r`, `v = vertical²`). Every coefficient is a
-/// sum of positive terms.
+/// sum of positive terms. Reciprocals are divisions, never `f32x8::recip`
+/// (an approximation on x86).
 #[derive(Clone, Copy, Debug)]
 struct Pencil {
-    adjugate_a: Vec4,
-    adjugate_b: Vec4,
-    det_a: Vec4,
-    det_mixed: Vec4,
-    det_b: Vec4,
-    rise_squared: Vec4,
-    vertical_a: Vec4,
-    vertical_b: Vec4,
+    adjugate_a: f32x8,
+    adjugate_b: f32x8,
+    det_a: f32x8,
+    det_mixed: f32x8,
+    det_b: f32x8,
+    rise_squared: f32x8,
+    vertical_a: f32x8,
+    vertical_b: f32x8,
     /// Some lane has a vertical offset (else the vertical term is skipped).
     rises: bool,
 }
 
 impl Pencil {
     #[inline]
-    fn new(a: &Shapes4, b: &Shapes4, r: &Offsets4) -> Pencil {
+    fn new(a: &Shapes8, b: &Shapes8, r: &Offsets8) -> Pencil {
         // tr(adj P_A · P_B) in A's body frame, B turned by θ relative to A.
         let cos = a.forward_x * b.forward_x + a.forward_y * b.forward_y;
         let sin = a.forward_x * b.forward_y - a.forward_y * b.forward_x;
@@ -375,43 +382,43 @@ impl Pencil {
             rise_squared,
             vertical_a: a.vertical2,
             vertical_b: b.vertical2,
-            rises: rise_squared.cmpgt(Vec4::ZERO).any(),
+            rises: rise_squared.simd_gt(f32x8::ZERO).any(),
         }
     }
 
     /// The maximiser for two spheres whose radii are the ellipsoids' radii
     /// along `r`: `λ = ρ_A / (ρ_A + ρ_B) = 1 / (1 + √(rᵀM_A⁻¹r / rᵀM_B⁻¹r))`.
     #[inline]
-    fn sphere_start(&self) -> Vec4 {
+    fn sphere_start(&self) -> f32x8 {
         // rᵀM⁻¹r = n / det P + r_z² / v, over one common denominator each.
         let inverse_a = self.adjugate_a * self.vertical_a + self.rise_squared * self.det_a;
         let inverse_b = self.adjugate_b * self.vertical_b + self.rise_squared * self.det_b;
         let ratio = (inverse_a * (self.det_b * self.vertical_b))
             / (inverse_b * (self.det_a * self.vertical_a));
-        let start = (Vec4::ONE + ratio.sqrt()).recip();
-        let inside = start.cmpgt(Vec4::ZERO) & start.cmplt(Vec4::ONE);
-        Vec4::select(inside, start, Vec4::splat(0.5))
+        let start = f32x8::ONE / (f32x8::ONE + ratio.sqrt());
+        let inside = start.simd_gt(f32x8::ZERO) & start.simd_lt(f32x8::ONE);
+        inside.select(start, f32x8::HALF)
     }
 
     /// `det` of the ground-plane block of `C(λ)`.
     #[inline]
-    fn plane_determinant(&self, lambda: Vec4) -> Vec4 {
-        let mu = Vec4::ONE - lambda;
+    fn plane_determinant(&self, lambda: f32x8) -> f32x8 {
+        let mu = f32x8::ONE - lambda;
         mu * mu * self.det_a + lambda * mu * self.det_mixed + lambda * lambda * self.det_b
     }
 
     /// The ground-plane part of `rᵀ C(λ)⁻¹ r`.
     #[inline]
-    fn plane_form(&self, lambda: Vec4) -> Vec4 {
-        let mu = Vec4::ONE - lambda;
+    fn plane_form(&self, lambda: f32x8) -> f32x8 {
+        let mu = f32x8::ONE - lambda;
         let numerator = mu * self.adjugate_a + lambda * self.adjugate_b;
         numerator / self.plane_determinant(lambda)
     }
 
     #[inline]
-    fn sample(&self, lambda: Vec4) -> Sample {
-        let two = Vec4::splat(2.0);
-        let mu = Vec4::ONE - lambda;
+    fn sample(&self, lambda: f32x8) -> Sample {
+        let two = f32x8::splat(2.0);
+        let mu = f32x8::ONE - lambda;
         // Ground plane: g = N / Q, N linear, Q quadratic, so Q g'' = −2 g' Q' − g Q''.
         let numerator = mu * self.adjugate_a + lambda * self.adjugate_b;
         let numerator_slope = self.adjugate_b - self.adjugate_a;
@@ -419,21 +426,20 @@ impl Pencil {
         let det_slope =
             two * (lambda * self.det_b - mu * self.det_a) + (mu - lambda) * self.det_mixed;
         let det_curvature = two * (self.det_a + self.det_b - self.det_mixed);
-        let inv_det = det.recip();
+        let inv_det = f32x8::ONE / det;
         let mut form = numerator * inv_det;
         let mut form_slope = (numerator_slope - form * det_slope) * inv_det;
         let mut form_curvature = -(two * form_slope * det_slope + form * det_curvature) * inv_det;
         if self.rises {
             // Vertical: h = r_z² / L, L linear.
-            let rising = self.rise_squared.cmpgt(Vec4::ZERO);
+            let rising = self.rise_squared.simd_gt(f32x8::ZERO);
             let vertical_slope = self.vertical_b - self.vertical_a;
-            let inv_vertical = (mu * self.vertical_a + lambda * self.vertical_b).recip();
+            let inv_vertical = f32x8::ONE / (mu * self.vertical_a + lambda * self.vertical_b);
             let rise = self.rise_squared * inv_vertical;
             let rise_slope = -rise * vertical_slope * inv_vertical;
-            form = Vec4::select(rising, form + rise, form);
-            form_slope = Vec4::select(rising, form_slope + rise_slope, form_slope);
-            form_curvature = Vec4::select(
-                rising,
+            form = rising.select(form + rise, form);
+            form_slope = rising.select(form_slope + rise_slope, form_slope);
+            form_curvature = rising.select(
                 form_curvature - two * rise_slope * vertical_slope * inv_vertical,
                 form_curvature,
             );
@@ -461,65 +467,70 @@ pub fn contact_function(a: &Shape, b: &Shape, r: Vec3) -> Contact {
 #[must_use]
 pub fn contact_function_until(a: &Shape, b: &Shape, r: Vec3, stop_at: f32) -> Contact {
     contact_functions_until(
-        &Shapes4::splat(a),
-        &Shapes4::splat(b),
-        &Offsets4::splat(r),
-        Vec4::splat(stop_at),
+        &Shapes8::splat(a),
+        &Shapes8::splat(b),
+        &Offsets8::splat(r),
+        f32x8::splat(stop_at),
     )
     .lane(0)
 }
 
-/// [`contact_function_until`] for four pairs at once, one per lane; each
+/// [`contact_function_until`] for eight pairs at once, one per lane; each
 /// lane's result is bit-identical to computing its pair alone.
 #[must_use]
-pub fn contact_functions_until(a: &Shapes4, b: &Shapes4, r: &Offsets4, stop_at: Vec4) -> Contacts4 {
+pub fn contact_functions_until(
+    a: &Shapes8,
+    b: &Shapes8,
+    r: &Offsets8,
+    stop_at: f32x8,
+) -> Contacts8 {
     let distance_squared = r.x * r.x + r.y * r.y + r.z * r.z;
     // Coinciding centres (and NaN offsets) have F = 0.
-    let apart = distance_squared.cmpgt(Vec4::ZERO);
+    let apart = distance_squared.simd_gt(f32x8::ZERO);
     let pencil = Pencil::new(a, b, r);
-    let start = Vec4::select(apart, pencil.sphere_start(), Vec4::splat(0.5));
+    let start = apart.select(pencil.sphere_start(), f32x8::HALF);
     maximise(&pencil, start, stop_at, apart)
 }
 
-/// The safeguarded Newton search from `lambda` in the `active` lanes, in
-/// lockstep: a lane that has stopped keeps its result while the others go
-/// on, so each lane's steps are those of its pair alone. See the module
-/// docs.
+/// The safeguarded Newton search from `lambda` in the `active` lanes (a
+/// mask: every bit set or none), in lockstep: a lane that has stopped keeps
+/// its result while the others go on, so each lane's steps are those of
+/// its pair alone. See the module docs.
 #[inline]
-fn maximise(pencil: &Pencil, mut lambda: Vec4, stop_at: Vec4, mut active: BVec4A) -> Contacts4 {
-    let tolerance = Vec4::splat(LAMBDA_TOLERANCE);
-    let mut best_f = Vec4::ZERO;
+fn maximise(pencil: &Pencil, mut lambda: f32x8, stop_at: f32x8, mut active: f32x8) -> Contacts8 {
+    let tolerance = f32x8::splat(LAMBDA_TOLERANCE);
+    let mut best_f = f32x8::ZERO;
     let mut best_lambda = lambda;
-    let mut steps = Vec4::ZERO;
-    let (mut lo, mut hi) = (Vec4::ZERO, Vec4::ONE);
+    let mut steps = f32x8::ZERO;
+    let (mut lo, mut hi) = (f32x8::ZERO, f32x8::ONE);
     for step in 1..=MAX_STEPS {
         if !active.any() {
             break;
         }
         let at = pencil.sample(lambda);
-        steps = Vec4::select(active, Vec4::splat(step as f32), steps);
-        let better = active & at.f.cmpgt(best_f);
-        best_f = Vec4::select(better, at.f, best_f);
-        best_lambda = Vec4::select(better, lambda, best_lambda);
-        active &= !(best_f.cmpge(stop_at) | !at.f.is_finite_mask());
-        let rising = at.slope.cmpgt(Vec4::ZERO);
-        lo = Vec4::select(active & rising, lambda, lo);
-        hi = Vec4::select(active & !rising, lambda, hi);
+        steps = active.select(f32x8::splat(step as f32), steps);
+        let better = active & at.f.simd_gt(best_f);
+        best_f = better.select(at.f, best_f);
+        best_lambda = better.select(lambda, best_lambda);
+        active &= !(best_f.simd_ge(stop_at) | !at.f.is_finite());
+        let rising = at.slope.simd_gt(f32x8::ZERO);
+        lo = (active & rising).select(lambda, lo);
+        hi = (active & !rising).select(lambda, hi);
         let newton = lambda - at.slope / at.curvature;
-        let concave = at.curvature.cmplt(Vec4::ZERO);
+        let concave = at.curvature.simd_lt(f32x8::ZERO);
         // Converged: the Newton step is tiny (it may land on the bracket end
         // `lambda` itself, which the bracket test below would refuse).
-        active &= !(concave & (newton - lambda).abs().cmple(tolerance));
-        let bracketed = concave & newton.cmpgt(lo) & newton.cmplt(hi);
-        let next = Vec4::select(bracketed, newton, Vec4::splat(0.5) * (lo + hi));
+        active &= !(concave & (newton - lambda).abs().simd_le(tolerance));
+        let bracketed = concave & newton.simd_gt(lo) & newton.simd_lt(hi);
+        let next = bracketed.select(newton, f32x8::HALF * (lo + hi));
         let moved = (next - lambda).abs();
-        lambda = Vec4::select(active, next, lambda);
+        lambda = active.select(next, lambda);
         // The step is tiny: f(next) differs from f(λ) by about its square.
-        active &= !(moved.cmple(tolerance) | (hi - lo).cmple(tolerance));
+        active &= !(moved.simd_le(tolerance) | (hi - lo).simd_le(tolerance));
     }
-    Contacts4 {
-        f: best_f,
-        lambda: best_lambda,
+    Contacts8 {
+        f: best_f.to_array(),
+        lambda: best_lambda.to_array(),
         steps: steps.to_array().map(|s| s as u32),
     }
 }
@@ -571,16 +582,17 @@ pub fn horizontal_separation(a: &Shape, b: &Shape, r: Vec3, direction: Vec3) -> 
         return (reach - along).max(0.0);
     }
     let rise = Vec3::new(0.0, 0.0, r.z);
-    let (a, b) = (Shapes4::splat(a), Shapes4::splat(b));
-    let horizontal = Pencil::new(&a, &b, &Offsets4::splat(direction));
+    let (a, b) = (Shapes8::splat(a), Shapes8::splat(b));
+    let horizontal = Pencil::new(&a, &b, &Offsets8::splat(direction));
     let mut lambda = unit.lambda;
     for _ in 0..MAX_STEPS {
-        let pencil = Pencil::new(&a, &b, &Offsets4::splat(direction * reach + rise));
+        let pencil = Pencil::new(&a, &b, &Offsets8::splat(direction * reach + rise));
+        let every_lane = f32x8::ZERO.simd_le(f32x8::ZERO);
         let contact = maximise(
             &pencil,
-            Vec4::splat(lambda),
-            Vec4::INFINITY,
-            BVec4A::splat(true),
+            f32x8::splat(lambda),
+            f32x8::splat(f32::INFINITY),
+            every_lane,
         )
         .lane(0);
         lambda = contact.lambda;
@@ -589,7 +601,7 @@ pub fn horizontal_separation(a: &Shape, b: &Shape, r: Vec3, direction: Vec3) -> 
             break;
         }
         // Envelope theorem: dF/ds = 2 s λ(1 − λ) dᵀ C(λ)⁻¹ d at the maximiser.
-        let form = horizontal.plane_form(Vec4::splat(lambda)).x;
+        let form = horizontal.plane_form(f32x8::splat(lambda)).to_array()[0];
         let slope = 2.0 * reach * lambda * (1.0 - lambda) * form;
         if slope.is_nan() || slope <= 0.0 {
             break;
@@ -701,36 +713,49 @@ mod tests {
     }
 
     #[test]
-    fn four_lanes_give_each_pair_its_own_result_bit_for_bit() {
-        // Pairs that need different numbers of steps, one with a vertical
-        // offset, one with coinciding centres, one stopping early.
+    fn eight_lanes_give_each_pair_its_own_result_bit_for_bit() {
+        // Pairs that need different numbers of steps, some with a vertical
+        // offset, one with coinciding centres, one with a NaN offset, some
+        // stopping early.
         let a = [
             Shape::new(Vec3::new(6.0, 1.0, 2.0), 0.2),
             Shape::new(Vec3::new(2.0, 2.0, 2.0), 0.0),
             Shape::new(Vec3::new(20.0, 0.2, 0.5), -1.3),
             Shape::new(Vec3::new(3.0, 4.0, 1.0), 2.5),
+            Shape::new(Vec3::new(1.0, 1.0, 6.0), 1.1),
+            Shape::new(Vec3::new(4.0, 4.0, 4.0), 0.9),
+            Shape::new(Vec3::new(0.3, 9.0, 1.0), -2.2),
+            Shape::new(Vec3::new(2.5, 1.5, 0.5), 3.0),
         ];
         let b = [
             Shape::new(Vec3::new(2.0, 3.0, 0.5), 2.0),
             Shape::new(Vec3::new(1.0, 5.0, 3.0), 0.7),
             Shape::new(Vec3::new(0.5, 8.0, 0.3), 0.4),
             Shape::new(Vec3::new(3.0, 1.0, 2.0), -0.6),
+            Shape::new(Vec3::new(5.0, 0.5, 0.5), 0.0),
+            Shape::new(Vec3::new(1.0, 2.0, 3.0), -1.0),
+            Shape::new(Vec3::new(7.0, 0.4, 2.0), 0.3),
+            Shape::new(Vec3::new(2.5, 1.5, 0.5), 3.0),
         ];
         let r = [
             Vec3::new(3.0, 4.0, 0.5),
             Vec3::ZERO,
             Vec3::new(-2.0, 0.1, 0.0),
             Vec3::new(12.0, -9.0, 0.0),
+            Vec3::new(0.5, -0.2, 4.0),
+            Vec3::new(f32::NAN, 1.0, 0.0),
+            Vec3::new(0.1, 3.0, -0.5),
+            Vec3::new(4.9, 0.0, 0.0),
         ];
-        let stop_at = [f32::INFINITY, 1.0, f32::INFINITY, 1.0];
+        let stop_at = [f32::INFINITY, 1.0, f32::INFINITY, 1.0, 1.0, 1.0, 0.5, 1.0];
         let together = contact_functions_until(
-            &Shapes4::from_lanes([&a[0], &a[1], &a[2], &a[3]]),
-            &Shapes4::from_lanes([&b[0], &b[1], &b[2], &b[3]]),
-            &Offsets4::from_lanes(r),
-            Vec4::from_array(stop_at),
+            &Shapes8::from_lanes(a.each_ref()),
+            &Shapes8::from_lanes(b.each_ref()),
+            &Offsets8::from_lanes(r),
+            f32x8::new(stop_at),
         );
         let mut steps = Vec::new();
-        for lane in 0..4 {
+        for lane in 0..LANES {
             let alone = contact_function_until(&a[lane], &b[lane], r[lane], stop_at[lane]);
             let got = together.lane(lane);
             assert_eq!(got.f.to_bits(), alone.f.to_bits(), "lane {lane}");
@@ -739,6 +764,7 @@ mod tests {
             steps.push(alone.steps);
         }
         assert_eq!(together.lane(1).f, 0.0);
+        assert_eq!(together.lane(5).f, 0.0);
         assert!(together.lane(3).f >= 1.0);
         assert!(steps.iter().min() < steps.iter().max(), "{steps:?}");
     }

@@ -23,3 +23,4 @@ pub use profile::{Profile, ProfileError};
 pub use sim::{BadStep, ConfigError, OrderError, Quality, Sim, SimConfig};
 pub use spatial::{Bounds, SpatialHash};
 pub use vehicles::{SpawnError, StaleUnit, UnitId, UnitSpec, VehicleKind, Vehicles};
+pub use wide;

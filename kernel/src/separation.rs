@@ -49,7 +49,7 @@
 //!    spheres at the current centres, then the vertical extents; a pushing
 //!    sweep queues the candidates without a branch on them when more than a
 //!    fifth passed in the last pushing sweep), then the
-//!    exact test on **four queued pairs at once**
+//!    exact test on **eight queued pairs at once**
 //!    ([`crate::ellipsoid::contact_functions_until`], one SIMD lane each,
 //!    bit-identical to one at a time), which stops at the first sample
 //!    `f(λ) ≥ 1` for the common no-overlap case. Each overlapping pair is
@@ -138,10 +138,11 @@
 use std::ops::Range;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use glam::{Vec2, Vec3, Vec4};
+use glam::{Vec2, Vec3};
+use wide::f32x8;
 
 use crate::ellipsoid::{
-    Contacts4, Offsets4, Shape, Shapes4, contact_function_until, contact_functions_until,
+    Contacts8, LANES, Offsets8, Shape, Shapes8, contact_function_until, contact_functions_until,
     horizontal_separation,
 };
 use crate::instrument::zone;
@@ -1186,14 +1187,14 @@ fn sweep(context: &Context<'_>, big: &mut BigUnits, pushes: &mut [Push]) -> Swee
 }
 
 /// Candidate pairs (places) that passed the cheap rejections, waiting for
-/// the exact test, which runs on four pairs at once.
+/// the exact test, which runs on [`LANES`] pairs at once.
 #[derive(Clone, Copy, Default)]
 struct Batch {
     len: usize,
-    first: [usize; 4],
-    second: [usize; 4],
+    first: [usize; LANES],
+    second: [usize; LANES],
     /// Centre offsets, second minus first.
-    offset: [Vec3; 4],
+    offset: [Vec3; LANES],
 }
 
 impl Batch {
@@ -1207,27 +1208,27 @@ impl Batch {
     /// (no branch); true when the batch is full and must be settled.
     #[inline]
     fn offer(&mut self, first: usize, second: usize, offset: Vec3, passes: bool) -> bool {
-        let slot = self.len & 3;
+        let slot = self.len % LANES;
         self.first[slot] = first;
         self.second[slot] = second;
         self.offset[slot] = offset;
         self.len += usize::from(passes);
-        self.len == 4
+        self.len == LANES
     }
 
     /// The exact contact functions of the queued pairs (lanes past `len`
     /// repeat the first pair), each stopping once it reaches its `level`.
-    fn contacts(&self, bodies: &[Body], level: [f32; 4]) -> Contacts4 {
+    fn contacts(&self, bodies: &[Body], level: [f32; LANES]) -> Contacts8 {
         let lane = |k: usize| if k < self.len { k } else { 0 };
         let level = std::array::from_fn(|k| level[lane(k)]);
-        let first = std::array::from_fn::<_, 4, _>(|k| &bodies[self.first[lane(k)]].shape);
-        let second = std::array::from_fn::<_, 4, _>(|k| &bodies[self.second[lane(k)]].shape);
+        let first = std::array::from_fn(|k| &bodies[self.first[lane(k)]].shape);
+        let second = std::array::from_fn(|k| &bodies[self.second[lane(k)]].shape);
         let offset = std::array::from_fn(|k| self.offset[lane(k)]);
         contact_functions_until(
-            &Shapes4::from_lanes(first),
-            &Shapes4::from_lanes(second),
-            &Offsets4::from_lanes(offset),
-            Vec4::from_array(level),
+            &Shapes8::from_lanes(first),
+            &Shapes8::from_lanes(second),
+            &Offsets8::from_lanes(offset),
+            f32x8::new(level),
         )
     }
 }
@@ -1413,7 +1414,7 @@ fn settle_pushes(batch: &mut Batch, chunk: &mut ChunkSweep<'_>, context: &Contex
     if batch.len == 0 {
         return;
     }
-    let contacts = batch.contacts(context.bodies, [1.0; 4]);
+    let contacts = batch.contacts(context.bodies, [1.0; LANES]);
     for lane in 0..batch.len {
         let (unit, other) = (batch.first[lane], batch.second[lane]);
         let (own, them) = (&context.bodies[unit], &context.bodies[other]);

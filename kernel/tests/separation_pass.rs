@@ -403,10 +403,11 @@ fn wedge(world: &mut World, centre: Vec2, altitude: f32, radius: f32, gap: f32) 
 /// shallow in metres but deepest relative to its shields.
 #[test]
 fn overlaps_the_measure_cannot_bound_are_still_the_deepest_reported() {
-    // Three of them, so that a batch of four pairs is settled (and the
-    // floor raised) before the later shields are queued.
+    // Five of them, three overlapping pairs each, so that a batch of eight
+    // pairs is settled (and the floor raised) before the later shields are
+    // queued.
     let deep = |world: &mut World| {
-        for x in [5.0, 25.0, 45.0] {
+        for x in [5.0, 25.0, 45.0, 65.0, 85.0] {
             wedge(world, Vec2::new(x, 5.0), 0.0, 3.0, 2.5);
         }
     };
