@@ -6,7 +6,9 @@
 //!
 //! The buckets are a dense grid over fixed world bounds, filled by a counting
 //! sort into one cell-ordered index array (`cell_start` prefix sums + `order`;
-//! a grid of many cells is cleared and summed in parallel chunks),
+//! a grid of many cells is cleared and summed in parallel chunks, and many
+//! units are scattered in parallel parts, each a range of cells that reads
+//! every unit's cell in unit order and writes only its own cells' places),
 //! with a cell-ordered copy of the positions beside it so a query streams
 //! through contiguous memory. Cells in one grid row are adjacent in that array,
 //! so a query window of any width costs one range per row. A query about a
@@ -29,6 +31,9 @@ const PARALLEL_MIN_UNITS: usize = 16_384;
 const CELL_CHUNK: usize = 1 << 14;
 /// Grids of fewer cells (width × height) clear and sum them on one thread.
 const PARALLEL_MIN_CELLS: usize = 4 * CELL_CHUNK;
+/// The rebuild's scatter runs in as many parts as threads, up to this many:
+/// each part reads every unit's cell.
+const MAX_SCATTER_PARTS: usize = 8;
 /// Upper bound on the number of cells, so bad bounds cannot exhaust memory.
 pub const MAX_CELLS: usize = 1 << 26;
 /// Upper bound on cells along one axis (f32 counts exactly up to here).
@@ -258,13 +263,30 @@ impl SpatialHash {
             grid[cell as usize + 2] += 1;
         }
         let max_cell_units = running_sums(grid, &mut self.chunk_sums, parallel);
-        for (unit, &cell) in cell_of.iter().enumerate() {
-            let cursor = &mut grid[cell as usize + 1];
-            let place = *cursor as usize;
-            *cursor += 1;
-            self.order[place] = unit as u32;
-            self.sorted_position[place] = positions[unit];
-            self.place_of[unit] = place as u32;
+        // Each cell's cursor (`grid[cell + 1]`) starts at its first place.
+        let cells = (self.width * self.height) as u32;
+        let splits = if units >= PARALLEL_MIN_UNITS {
+            rayon::current_num_threads()
+                .min(MAX_SCATTER_PARTS)
+                .next_power_of_two()
+                .trailing_zeros()
+        } else {
+            0
+        };
+        let columns = ScatterColumns {
+            cell_of: &cell_of,
+            positions,
+        };
+        let part = ScatterPart {
+            cells: 0..cells,
+            cursors: &mut grid[1..cells as usize + 1],
+            first_place: 0,
+            order: &mut self.order,
+            sorted_position: &mut self.sorted_position,
+        };
+        part.scatter(&columns, splits);
+        for (place, &unit) in self.order.iter().enumerate() {
+            self.place_of[unit as usize] = place as u32;
         }
         self.cell_of = cell_of;
         RebuildStats {
@@ -462,6 +484,91 @@ impl SpatialHash {
     }
 }
 
+/// What every part of the rebuild's scatter reads: each unit's cell and
+/// position.
+struct ScatterColumns<'a> {
+    cell_of: &'a [u32],
+    positions: &'a [Vec2],
+}
+
+/// The cells `cells` of a rebuild's scatter and what it writes for them:
+/// their cursors (`cursors[k]` is cell `cells.start + k`'s next place) and
+/// their places, `first_place..first_place + order.len()`, of `order` and
+/// `sorted_position`.
+struct ScatterPart<'a> {
+    cells: std::ops::Range<u32>,
+    cursors: &'a mut [u32],
+    first_place: usize,
+    order: &'a mut [u32],
+    sorted_position: &'a mut [Vec2],
+}
+
+impl ScatterPart<'_> {
+    /// Places the units of this part's cells, each cell's in unit order
+    /// (so the result is the same however the cells are split), split
+    /// `splits` times in two parts of about as many places, run in
+    /// parallel. Every part reads every unit's cell; it writes only its
+    /// own cells' cursors and places, so the parts need no locks.
+    fn scatter(self, columns: &ScatterColumns<'_>, splits: u32) {
+        if splits == 0 || self.cursors.len() < 2 {
+            self.scatter_here(columns);
+            return;
+        }
+        let (low, high) = self.split();
+        rayon::join(
+            || low.scatter(columns, splits - 1),
+            || high.scatter(columns, splits - 1),
+        );
+    }
+
+    /// The part's cells in two, at the first cell (but not the first of
+    /// all) whose places start at or after the middle one.
+    fn split(self) -> (Self, Self) {
+        let middle = (self.first_place + self.order.len() / 2) as u32;
+        let at = self
+            .cursors
+            .partition_point(|&start| start < middle)
+            .clamp(1, self.cursors.len() - 1);
+        let (low_cursors, high_cursors) = self.cursors.split_at_mut(at);
+        let high_first_place = high_cursors[0] as usize;
+        let low_places = high_first_place - self.first_place;
+        let (low_order, high_order) = self.order.split_at_mut(low_places);
+        let (low_sorted, high_sorted) = self.sorted_position.split_at_mut(low_places);
+        let middle_cell = self.cells.start + at as u32;
+        (
+            ScatterPart {
+                cells: self.cells.start..middle_cell,
+                cursors: low_cursors,
+                first_place: self.first_place,
+                order: low_order,
+                sorted_position: low_sorted,
+            },
+            ScatterPart {
+                cells: middle_cell..self.cells.end,
+                cursors: high_cursors,
+                first_place: high_first_place,
+                order: high_order,
+                sorted_position: high_sorted,
+            },
+        )
+    }
+
+    fn scatter_here(self, columns: &ScatterColumns<'_>) {
+        let (first_cell, cell_count) = (self.cells.start, self.cells.len() as u32);
+        for (unit, &cell) in columns.cell_of.iter().enumerate() {
+            // One compare: cells below the part's wrap to large offsets.
+            let offset = cell.wrapping_sub(first_cell);
+            if offset < cell_count {
+                let cursor = &mut self.cursors[offset as usize];
+                let place = *cursor as usize - self.first_place;
+                *cursor += 1;
+                self.order[place] = unit as u32;
+                self.sorted_position[place] = columns.positions[unit];
+            }
+        }
+    }
+}
+
 /// Sets every count to 0, in parallel chunks if `parallel`.
 fn clear(counts: &mut [u32], parallel: bool) {
     if !parallel {
@@ -603,6 +710,52 @@ mod tests {
             });
             prop_assert_eq!(empty_runs, 0);
             prop_assert_eq!(visited, expected);
+        }
+    }
+
+    /// A rebuild large enough to scatter in parallel parts gives, with 1, 2,
+    /// 3 and 8 threads, the oracle's buckets: the units sorted by cell, in
+    /// unit order within a cell (a stable sort), each cell's range and
+    /// every unit's place. The crowds: units spread over the grid, units
+    /// crowded into a few cells (so most parts split at cells with no
+    /// units), and every unit in one cell.
+    #[test]
+    fn a_parallel_rebuild_is_a_stable_sort_by_cell() {
+        let units = 2 * PARALLEL_MIN_UNITS + 77;
+        let draw = |stream: u64, unit: usize| crate::random::unit_f32(9, stream, unit as u64);
+        let spread: Vec<Vec2> = (0..units)
+            .map(|u| Vec2::new(draw(1, u), draw(2, u)) * 400.0 - 20.0)
+            .collect();
+        let crowded: Vec<Vec2> = (0..units)
+            .map(|u| Vec2::new((draw(1, u) * 4.0).floor(), (draw(2, u) * 3.0).floor()) * 50.0)
+            .collect();
+        let one_cell = vec![Vec2::new(5.0, 5.0); units];
+        let bounds = Bounds::new(Vec2::ZERO, Vec2::splat(360.0));
+        for points in [spread, crowded, one_cell] {
+            let mut oracle_hash = SpatialHash::new(bounds, 3.0).expect("valid grid");
+            let cells: Vec<u32> = points.iter().map(|&p| oracle_hash.cell_index(p)).collect();
+            let mut oracle: Vec<u32> = (0..units as u32).collect();
+            oracle.sort_by_key(|&unit| cells[unit as usize]);
+            for threads in [1, 2, 3, 8] {
+                let pool = rayon::ThreadPoolBuilder::new()
+                    .num_threads(threads)
+                    .build()
+                    .expect("thread pool");
+                pool.install(|| oracle_hash.rebuild(&points));
+                let hash = &oracle_hash;
+                assert_eq!(hash.order(), &oracle[..], "{threads} threads");
+                for (place, &unit) in hash.order().iter().enumerate() {
+                    let cell = cells[unit as usize] as usize;
+                    let range =
+                        hash.cell_start[hash.pad + cell]..hash.cell_start[hash.pad + cell + 1];
+                    assert!(
+                        range.contains(&(place as u32)),
+                        "{threads} threads, place {place}"
+                    );
+                    assert_eq!(hash.places()[unit as usize], place as u32);
+                    assert_eq!(hash.sorted_positions()[place], points[unit as usize]);
+                }
+            }
         }
     }
 
