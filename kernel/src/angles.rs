@@ -109,6 +109,16 @@ pub(crate) fn atan2_lanes(y: f32x8, x: f32x8) -> f32x8 {
     (x.is_nan() | y.is_nan()).select(f32x8::splat(f32::NAN), half.copysign(y))
 }
 
+/// [`direction`] in eight lanes, as `(cos, sin)`, if every angle is within
+/// [`REDUCTION_LIMIT`] (`None` otherwise, also for NaN, which [`direction`]
+/// hands to libm).
+#[must_use]
+#[inline]
+pub(crate) fn direction_lanes(angle: f32x8) -> Option<(f32x8, f32x8)> {
+    let reducible = angle.abs().simd_le(f32x8::splat(REDUCTION_LIMIT));
+    reducible.all().then(|| reduced_direction_lanes(angle))
+}
+
 /// [`direction`] in eight lanes, as `(cos, sin)`, for angles within
 /// [`REDUCTION_LIMIT`] (the caller checks), lane for lane the same
 /// arithmetic.

@@ -149,12 +149,19 @@ impl Shape {
     /// about the vertical axis.
     #[must_use]
     pub fn new(semi_axes: Vec3, yaw: f32) -> Shape {
+        // Cephes' polynomials inline, not a libm call: separation builds a
+        // shape for every unit in every pass (eight at a time, with
+        // `angles`' lanes), and within ±64π (beyond, `direction` falls
+        // back to libm) they give the same bits on every platform.
+        Shape::facing(semi_axes, angles::direction(yaw))
+    }
+
+    /// The shape of semi-axes `(forward, lateral, vertical)` whose forward
+    /// axis is the unit vector `forward`.
+    #[must_use]
+    pub fn facing(semi_axes: Vec3, forward: Vec2) -> Shape {
         Shape {
-            // Cephes' polynomials inline, not a libm call: separation
-            // builds a shape for every unit in every pass, and within
-            // ±64π (beyond, `direction` falls back to libm) they give the
-            // same bits on every platform.
-            forward: angles::direction(yaw),
+            forward,
             squared: semi_axes * semi_axes,
         }
     }

@@ -141,6 +141,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use glam::{Vec2, Vec3};
 use wide::f32x8;
 
+use crate::angles;
 use crate::ellipsoid::{
     Contacts8, LANES, Offsets8, Shape, Shapes8, contact_function_until, contact_functions_until,
     horizontal_separation,
@@ -983,30 +984,52 @@ fn place_columns(
     let (order, hashed) = (input.spatial.order(), input.spatial.sorted_positions());
     let build = |first: usize, rows: &mut [Body]| {
         let mut census = Census::EMPTY;
-        let places = order[first..].iter().zip(&hashed[first..]);
-        for (body, (&unit, &hashed)) in rows.iter_mut().zip(places) {
-            let unit = unit as usize;
-            let (axes, altitude) = (input.shield[unit], input.altitude[unit]);
-            let travel = position[unit].distance(hashed);
-            let class = Class::of(axes.max_element(), altitude, big_radius);
-            *body = Body {
-                centre: position[unit].extend(altitude),
-                shape: Shape::new(axes, input.heading[unit]),
-                radius: axes.max_element(),
-                half_height: axes.z,
-                smallest: axes.min_element(),
-                inv_mass: input.inv_mass[unit],
-                // The travel until the layers are known.
-                reach: travel,
-                active: true,
-                // The layers it spans once they are known.
-                slack_key: 4 * class as u8,
-            };
-            census = census.with(body, class, travel);
+        let groups = rows.chunks_mut(LANES).zip(order[first..].chunks(LANES));
+        for (group, (rows, units)) in groups.enumerate() {
+            let forward = forward_axes(input.heading, units);
+            let hashed = &hashed[first + group * LANES..];
+            for (((body, &unit), &hashed), forward) in
+                rows.iter_mut().zip(units).zip(hashed).zip(forward)
+            {
+                let unit = unit as usize;
+                let (axes, altitude) = (input.shield[unit], input.altitude[unit]);
+                let travel = position[unit].distance(hashed);
+                let class = Class::of(axes.max_element(), altitude, big_radius);
+                *body = Body {
+                    centre: position[unit].extend(altitude),
+                    shape: Shape::facing(axes, forward),
+                    radius: axes.max_element(),
+                    half_height: axes.z,
+                    smallest: axes.min_element(),
+                    inv_mass: input.inv_mass[unit],
+                    // The travel until the layers are known.
+                    reach: travel,
+                    active: true,
+                    // The layers it spans once they are known.
+                    slack_key: 4 * class as u8,
+                };
+                census = census.with(body, class, travel);
+            }
         }
         census
     };
     for_each_chunk_fold(placed, Census::EMPTY, build, Census::combine)
+}
+
+/// The forward axes of the shields of `units` (up to [`LANES`]; the rest
+/// are left as +x), [`angles::direction`] of their headings, eight in SIMD
+/// lanes (the same bits), or one at a time when some heading is beyond
+/// what the lanes reduce.
+#[inline]
+fn forward_axes(heading: &[f32], units: &[u32]) -> [Vec2; LANES] {
+    let angle = |k: usize| units.get(k).map_or(0.0, |&unit| heading[unit as usize]);
+    match angles::direction_lanes(f32x8::new(std::array::from_fn(angle))) {
+        Some((cos, sin)) => {
+            let (cos, sin) = (cos.to_array(), sin.to_array());
+            std::array::from_fn(|k| Vec2::new(cos[k], sin[k]))
+        }
+        None => std::array::from_fn(|k| angles::direction(angle(k))),
+    }
 }
 
 /// Rebuilds the stage's own hash `local` from the current centres of
@@ -1738,6 +1761,30 @@ mod tests {
         let (without_branch, again) = std::mem::take(&mut runs[1]).0;
         assert_eq!(again, stats);
         assert_eq!(without_branch, with_branch);
+    }
+
+    /// The shields' forward axes, eight in lanes, are `angles::direction`'s
+    /// bits unit by unit: in full groups, in a last group of three, and in
+    /// groups with a heading the lanes do not reduce (beyond ±64π, NaN),
+    /// which go one at a time.
+    #[test]
+    fn forward_axes_in_lanes_are_each_units_direction() {
+        let heading: Vec<f32> = (0..27)
+            .map(|k| match k {
+                12 => 1_000.0,
+                17 => f32::NAN,
+                _ => (k as f32 - 13.0) * 0.77,
+            })
+            .collect();
+        let units: Vec<u32> = (0..27).rev().collect();
+        for group in units.chunks(LANES) {
+            let axes = forward_axes(&heading, group);
+            for (axis, &unit) in axes.iter().zip(group) {
+                let expected = angles::direction(heading[unit as usize]);
+                assert_eq!(axis.x.to_bits(), expected.x.to_bits(), "unit {unit}");
+                assert_eq!(axis.y.to_bits(), expected.y.to_bits(), "unit {unit}");
+            }
+        }
     }
 
     /// A crowd where many candidates get the exact test switches the next

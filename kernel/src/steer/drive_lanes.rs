@@ -6,7 +6,7 @@
 //! unpredictable, row to row, as its neighbours. The arithmetic is `drive`'s
 //! lane for lane, so the results are the same bits (a test checks). A group
 //! with an angle `drive` would hand to libm or to `rem_euclid` — a heading
-//! beyond [`REDUCTION_LIMIT`], an ordered final heading beyond it, a
+//! beyond [`REDUCTION_LIMIT`](super::angles::REDUCTION_LIMIT), an ordered final heading beyond it, a
 //! difference of angles beyond ±3π — is refused, and its units are driven
 //! one at a time.
 
@@ -14,7 +14,7 @@ use std::f32::consts::{PI, TAU};
 
 use wide::f32x8;
 
-use super::angles::{REDUCTION_LIMIT, atan2_lanes, reduced_direction_lanes};
+use super::angles::{atan2_lanes, direction_lanes};
 use super::dynamics::{
     REVERSE_SPEED_FRACTION, SHORT_REVERSE_FRACTION, STOPPED_SPEED, TURN_FIRST_ANGLE,
 };
@@ -71,14 +71,6 @@ fn wrap(angle: f32x8) -> Option<f32x8> {
     Some((angle.simd_lt(f32x8::splat(-PI))).select(angle + TAU, high))
 }
 
-/// Directions of angles checked to be within [`REDUCTION_LIMIT`].
-#[inline]
-fn direction(angle: f32x8) -> Option<(f32x8, f32x8)> {
-    // Also refuses NaN, which `drive` hands to libm.
-    let reducible = angle.abs().simd_le(f32x8::splat(REDUCTION_LIMIT));
-    reducible.all().then(|| reduced_direction_lanes(angle))
-}
-
 /// What eight units aim for: signed speeds along headings.
 struct AimLanes {
     speed: f32x8,
@@ -113,14 +105,14 @@ fn aim(
     // Case 3, close goal: back straight up to it.
     let reverse_top = limits.max_speed * REVERSE_SPEED_FRACTION;
     let facing = final_known.select(final_heading, want_heading);
-    let facing = direction(facing)?;
+    let facing = direction_lanes(facing)?;
     let facing_kept = (facing.0 * forward.0 + facing.1 * forward.1).simd_ge(f32x8::ZERO);
     let back_up = limits.reverses
         & want_speed.simd_lt(SHORT_REVERSE_FRACTION * limits.max_speed)
         & facing_kept;
     let back_heading = wrap(want_heading + PI)?;
     let off = wrap(back_heading - motion.heading)?;
-    let off_cos = direction(off)?.0;
+    let off_cos = direction_lanes(off)?.0;
     let back_speed = -min(want_speed, reverse_top) * max(off_cos, f32x8::ZERO);
     // Case 2, and case 3 far away: turn toward the goal — in place, in a
     // three-point turn, or in a wide forward arc.
@@ -146,7 +138,7 @@ pub(crate) fn drive_lanes(
     limits: &LimitLanes,
     dt: f32,
 ) -> Option<MotionLanes> {
-    let forward = direction(motion.heading)?;
+    let forward = direction_lanes(motion.heading)?;
     let aim = aim(motion, forward, desired, final_heading, limits)?;
     let speed = motion.vx * forward.0 + motion.vy * forward.1;
     let target = clamp(
@@ -169,7 +161,7 @@ pub(crate) fn drive_lanes(
     );
     let heading = wrap(motion.heading + turn)?;
     // Cruising straight keeps the direction it has.
-    let turned = direction(heading)?;
+    let turned = direction_lanes(heading)?;
     let straight = turn.simd_eq(f32x8::ZERO);
     let vx = straight.select(forward.0, turned.0) * new_speed;
     let vy = straight.select(forward.1, turned.1) * new_speed;
