@@ -22,7 +22,10 @@
 use glam::{Vec2, Vec4};
 use rayon::prelude::*;
 use thiserror::Error;
+use wide::{f32x8, i32x8};
 
+/// Positions given their cells at once, one per SIMD lane.
+const LANES: usize = 8;
 /// Units per parallel chunk; below [`PARALLEL_MIN_UNITS`] passes run inline.
 const CHUNK: usize = 4096;
 /// A parallel call costs microseconds; smaller worlds run sequentially.
@@ -219,6 +222,26 @@ impl SpatialHash {
         ((value - origin) * self.inv_cell_size).max(0.0).min(last) as i32 as usize
     }
 
+    /// [`SpatialHash::cell_index`] of eight positions, in SIMD lanes: the
+    /// same arithmetic, so the same cells (`fast_max` with 0 gives 0 for
+    /// NaN, as `f32::max` does).
+    #[inline]
+    fn cell_indices(&self, positions: &[Vec2]) -> [u32; LANES] {
+        let lane =
+            |axis: fn(&Vec2) -> f32| f32x8::new(std::array::from_fn(|k| axis(&positions[k])));
+        let axis_cells = |value: f32x8, origin: f32, last: f32| {
+            ((value - origin) * self.inv_cell_size)
+                .fast_max(f32x8::ZERO)
+                .fast_min(f32x8::splat(last))
+                .fast_trunc_int()
+        };
+        let column = axis_cells(lane(|p| p.x), self.origin.x, self.last_cell.x);
+        let row = axis_cells(lane(|p| p.y), self.origin.y, self.last_cell.y);
+        // Below 2^26 cells (`MAX_CELLS`): no overflow in i32.
+        let cell = row * i32x8::splat(self.width as i32) + column;
+        cell.to_array().map(|cell| cell as u32)
+    }
+
     #[inline]
     fn cell_index(&self, position: Vec2) -> u32 {
         let column = self.axis_cell(position.x, self.origin.x, self.last_cell.x);
@@ -243,7 +266,14 @@ impl SpatialHash {
         let this = &*self;
         let assign = |(chunk, cells): (usize, &mut [u32])| {
             let first = chunk * CHUNK;
-            for (cell, position) in cells.iter_mut().zip(&positions[first..]) {
+            let positions = &positions[first..first + cells.len()];
+            let mut eights = cells.chunks_exact_mut(LANES);
+            for (cells, positions) in (&mut eights).zip(positions.chunks_exact(LANES)) {
+                cells.copy_from_slice(&this.cell_indices(positions));
+            }
+            let rest = eights.into_remainder();
+            let rest_positions = &positions[positions.len() - rest.len()..];
+            for (cell, position) in rest.iter_mut().zip(rest_positions) {
                 *cell = this.cell_index(*position);
             }
         };
@@ -679,6 +709,32 @@ mod tests {
             prop_assert_eq!(running_sums(&mut sums, &mut chunk_sums, true), largest);
             prop_assert_eq!(largest, height);
             prop_assert_eq!(sums, expected);
+        }
+    }
+
+    proptest! {
+        /// Eight positions' cells in lanes are their cells one at a time:
+        /// on cell edges, off the grid, infinite and NaN.
+        #[test]
+        fn cells_in_lanes_are_the_cells_one_at_a_time(
+            points in prop::collection::vec(
+                prop_oneof![
+                    8 => point(),
+                    1 => prop::sample::select(vec![f32::NAN, f32::INFINITY, f32::NEG_INFINITY, -0.0])
+                        .prop_flat_map(|odd| (Just(odd), point()))
+                        .prop_map(|(odd, p)| Vec2::new(odd, p.y)),
+                ],
+                LANES,
+            ),
+            cell in prop_oneof![Just(4.0f32), 0.5f32..20.0],
+        ) {
+            let bounds = Bounds::new(Vec2::new(-60.0, -50.0), Vec2::new(70.0, 60.0));
+            let hash = SpatialHash::new(bounds, cell).expect("valid grid");
+            let one_at_a_time: Vec<u32> = points.iter().map(|&p| hash.cell_index(p)).collect();
+            let swapped: Vec<Vec2> = points.iter().map(|p| Vec2::new(p.y, p.x)).collect();
+            let swapped_one_at_a_time: Vec<u32> = swapped.iter().map(|&p| hash.cell_index(p)).collect();
+            prop_assert_eq!(hash.cell_indices(&points).to_vec(), one_at_a_time);
+            prop_assert_eq!(hash.cell_indices(&swapped).to_vec(), swapped_one_at_a_time);
         }
     }
 
