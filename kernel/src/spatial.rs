@@ -6,7 +6,7 @@
 //!
 //! The buckets are a dense grid over fixed world bounds, filled by a counting
 //! sort into one cell-ordered index array (`cell_start` prefix sums + `order`;
-//! a grid of many cells is cleared and summed in parallel chunks, and many
+//! a grid of many cells is counted and summed in parallel ranges, and many
 //! units are scattered in parallel parts, each a range of cells that reads
 //! every unit's cell in unit order and writes only its own cells' places),
 //! with a cell-ordered copy of the positions beside it so a query streams
@@ -30,13 +30,11 @@ const LANES: usize = 8;
 const CHUNK: usize = 4096;
 /// A parallel call costs microseconds; smaller worlds run sequentially.
 const PARALLEL_MIN_UNITS: usize = 16_384;
-/// Cells per parallel chunk of the rebuild's clearing and prefix sums.
-const CELL_CHUNK: usize = 1 << 14;
-/// Grids of fewer cells (width × height) clear and sum them on one thread.
-const PARALLEL_MIN_CELLS: usize = 4 * CELL_CHUNK;
-/// The rebuild's scatter runs in as many parts as threads, up to this many:
-/// each part reads every unit's cell.
-const MAX_SCATTER_PARTS: usize = 8;
+/// Grids of fewer cells (width × height) count and sum them on one thread.
+const PARALLEL_MIN_CELLS: usize = 1 << 16;
+/// The rebuild's count and scatter run in as many parts as threads, up to
+/// this many: each part reads every unit's cell.
+const MAX_PARTS: usize = 8;
 /// Upper bound on the number of cells, so bad bounds cannot exhaust memory.
 pub const MAX_CELLS: usize = 1 << 26;
 /// Upper bound on cells along one axis (f32 counts exactly up to here).
@@ -108,9 +106,6 @@ pub struct SpatialHash {
     cell_start: Vec<u32>,
     /// A grid row and one cell more.
     pad: usize,
-    /// Per chunk of [`CELL_CHUNK`] cells of the prefix sums: its total and
-    /// largest count, then the running total before it.
-    chunk_sums: Vec<(u32, u32)>,
     /// Unit indices in cell order.
     order: Vec<u32>,
     /// Positions in cell order (`sorted_position[k]` is unit `order[k]`'s).
@@ -162,7 +157,6 @@ impl SpatialHash {
             last_cell: Vec2::new((width - 1) as f32, (height - 1) as f32),
             cell_start: vec![0; cells],
             pad: width + 1,
-            chunk_sums: vec![(0, 0); cells.div_ceil(CELL_CHUNK)],
             order: Vec::new(),
             sorted_position: Vec::new(),
             cell_of: Vec::new(),
@@ -285,19 +279,20 @@ impl SpatialHash {
 
         // Counts land two places up so that, after the prefix sum and the
         // scatter (which advances each cell's cursor), cell_start[pad + c]
-        // is the start of cell c and cell_start[pad + c + 1] its end.
-        let parallel = self.width * self.height >= PARALLEL_MIN_CELLS;
-        clear(&mut self.cell_start, parallel);
+        // is the start of cell c and cell_start[pad + c + 1] its end. The
+        // entries before `pad` stay 0.
+        let parts = if self.width * self.height >= PARALLEL_MIN_CELLS {
+            rayon::current_num_threads().min(MAX_PARTS)
+        } else {
+            1
+        };
         let grid = &mut self.cell_start[self.pad..];
-        for &cell in &cell_of {
-            grid[cell as usize + 2] += 1;
-        }
-        let max_cell_units = running_sums(grid, &mut self.chunk_sums, parallel);
+        let max_cell_units = count_and_sum(grid, &cell_of, parts);
         // Each cell's cursor (`grid[cell + 1]`) starts at its first place.
         let cells = (self.width * self.height) as u32;
         let splits = if units >= PARALLEL_MIN_UNITS {
             rayon::current_num_threads()
-                .min(MAX_SCATTER_PARTS)
+                .min(MAX_PARTS)
                 .next_power_of_two()
                 .trailing_zeros()
         } else {
@@ -599,58 +594,52 @@ impl ScatterPart<'_> {
     }
 }
 
-/// Sets every count to 0, in parallel chunks if `parallel`.
-fn clear(counts: &mut [u32], parallel: bool) {
-    if !parallel {
-        counts.fill(0);
-    } else {
-        counts
-            .par_chunks_mut(CELL_CHUNK)
-            .for_each(|chunk| chunk.fill(0));
-    }
-}
-
-/// Replaces each count by the sum of it and all before it, and returns the
-/// largest count. If `parallel`, in two parallel passes over chunks of
-/// [`CELL_CHUNK`] counts (each chunk's total, then each chunk's sums from
-/// the total of the chunks before it), `chunk_sums` holding at least one
-/// entry a chunk: integer sums, the same with any number of threads.
-fn running_sums(counts: &mut [u32], chunk_sums: &mut [(u32, u32)], parallel: bool) -> u32 {
-    if !parallel {
+/// Counts the units of each cell (`cell_of`) two places up in `grid`
+/// (cell `c`'s at `grid[c + 2]`, every other entry 0), replaces the counts
+/// by their running sums, and returns the largest count. In `parts` ranges
+/// of `grid` (at most [`MAX_PARTS`]), in parallel when more than one: each
+/// clears its range, counts the units whose count lands in it (reading
+/// every unit's cell) and sums it; then each adds the total of the ranges
+/// before it. Integer sums: the same with any number of parts.
+fn count_and_sum(grid: &mut [u32], cell_of: &[u32], parts: usize) -> u32 {
+    let range_len = grid.len().div_ceil(parts.clamp(1, MAX_PARTS));
+    let count_range = |(part, range): (usize, &mut [u32])| {
+        range.fill(0);
+        let first = part * range_len;
+        for &cell in cell_of {
+            // One compare: entries below the range wrap to large offsets.
+            let at = (cell as usize + 2).wrapping_sub(first);
+            if at < range.len() {
+                range[at] += 1;
+            }
+        }
         let (mut running, mut largest) = (0, 0);
-        for count in counts {
+        for count in range {
             largest = largest.max(*count);
             running += *count;
             *count = running;
         }
-        return largest;
+        (running, largest)
+    };
+    if parts <= 1 {
+        return count_range((0, grid)).1;
     }
-    let chunk_sums = &mut chunk_sums[..counts.len().div_ceil(CELL_CHUNK)];
-    counts
-        .par_chunks(CELL_CHUNK)
-        .zip(chunk_sums.par_iter_mut())
-        .for_each(|(chunk, sums)| {
-            *sums = chunk.iter().fold((0, 0), |(total, largest), &count| {
-                (total + count, largest.max(count))
-            });
-        });
-    let (mut running, mut largest) = (0, 0);
-    for sums in chunk_sums.iter_mut() {
-        let (total, chunk_largest) = *sums;
-        largest = largest.max(chunk_largest);
-        *sums = (running, 0);
-        running += total;
+    let mut totals = [(0, 0); MAX_PARTS];
+    grid.par_chunks_mut(range_len)
+        .enumerate()
+        .zip(totals.par_iter_mut())
+        .for_each(|(range, total)| *total = count_range(range));
+    let (mut before, mut largest) = (0, 0);
+    for total in &mut totals {
+        let (sum, range_largest) = *total;
+        largest = largest.max(range_largest);
+        *total = (before, 0);
+        before += sum;
     }
-    counts
-        .par_chunks_mut(CELL_CHUNK)
-        .zip(chunk_sums.par_iter())
-        .for_each(|(chunk, &(before, _))| {
-            let mut running = before;
-            for count in chunk {
-                running += *count;
-                *count = running;
-            }
-        });
+    grid.par_chunks_mut(range_len)
+        .zip(totals.par_iter())
+        .skip(1)
+        .for_each(|(range, &(before, _))| range.iter_mut().for_each(|sum| *sum += before));
     largest
 }
 
@@ -688,27 +677,33 @@ mod tests {
     }
 
     proptest! {
-        /// The chunked parallel running sums are the one-thread running
-        /// sums, and the largest count is found in whichever chunk holds it.
+        /// Counting and summing in parallel ranges gives the one-range
+        /// counts' running sums and largest count, from 1 to 8 ranges,
+        /// whichever range the tallest cell falls in.
         #[test]
-        fn parallel_running_sums_are_the_sequential_ones(
-            mut counts in prop::collection::vec(0u32..4, 1..PARALLEL_MIN_CELLS),
-            (tallest, height) in (any::<prop::sample::Index>(), 4u32..1000),
+        fn counts_summed_in_ranges_are_the_running_sums(
+            mut cell_of in prop::collection::vec(0u32..5_000, 0..20_000),
+            (tallest, height) in (any::<prop::sample::Index>(), 0usize..400),
+            cells in 5_000usize..6_000,
+            parts in 1usize..=8,
         ) {
-            let tallest = tallest.index(counts.len());
-            counts[tallest] = height;
-            let mut expected = counts.clone();
-            let (mut running, mut largest) = (0, 0);
+            let tallest = tallest.index(5_000) as u32;
+            cell_of.extend(std::iter::repeat_n(tallest, height));
+            let mut expected = vec![0u32; cells + 3];
+            for &cell in &cell_of {
+                expected[cell as usize + 2] += 1;
+            }
+            let largest = expected.iter().copied().max().unwrap_or(0);
+            let mut running = 0;
             for count in &mut expected {
-                largest = largest.max(*count);
                 running += *count;
                 *count = running;
             }
-            let mut sums = counts.clone();
-            let mut chunk_sums = vec![(7, 7); counts.len().div_ceil(CELL_CHUNK) + 2];
-            prop_assert_eq!(running_sums(&mut sums, &mut chunk_sums, true), largest);
-            prop_assert_eq!(largest, height);
-            prop_assert_eq!(sums, expected);
+            let mut grid = vec![7u32; cells + 3];
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().expect("thread pool");
+            let got = pool.install(|| count_and_sum(&mut grid, &cell_of, parts));
+            prop_assert_eq!(got, largest);
+            prop_assert_eq!(grid, expected);
         }
     }
 
@@ -771,10 +766,11 @@ mod tests {
 
     /// A rebuild large enough to scatter in parallel parts gives, with 1, 2,
     /// 3 and 8 threads, the oracle's buckets: the units sorted by cell, in
-    /// unit order within a cell (a stable sort), each cell's range and
-    /// every unit's place. The crowds: units spread over the grid, units
-    /// crowded into a few cells (so most parts split at cells with no
-    /// units), and every unit in one cell.
+    /// unit order within a cell (a stable sort), each cell's range, every
+    /// unit's place and the largest cell's count; on a grid counted on one
+    /// thread and on one counted in parts. The crowds: units spread over
+    /// the grid, units crowded into a few cells (so most parts split at
+    /// cells with no units), and every unit in one cell.
     #[test]
     fn a_parallel_rebuild_is_a_stable_sort_by_cell() {
         let units = 2 * PARALLEL_MIN_UNITS + 77;
@@ -787,18 +783,28 @@ mod tests {
             .collect();
         let one_cell = vec![Vec2::new(5.0, 5.0); units];
         let bounds = Bounds::new(Vec2::ZERO, Vec2::splat(360.0));
-        for points in [spread, crowded, one_cell] {
-            let mut oracle_hash = SpatialHash::new(bounds, 3.0).expect("valid grid");
-            let cells: Vec<u32> = points.iter().map(|&p| oracle_hash.cell_index(p)).collect();
+        // 14,400 cells, counted on one thread; 129,600, counted in parts.
+        let grids = [3.0, 1.0].map(|cell| SpatialHash::new(bounds, cell).expect("valid grid"));
+        for (points, mut hash) in [spread, crowded, one_cell]
+            .into_iter()
+            .flat_map(|points| grids.clone().map(move |hash| (points.clone(), hash)))
+        {
+            let cells: Vec<u32> = points.iter().map(|&p| hash.cell_index(p)).collect();
             let mut oracle: Vec<u32> = (0..units as u32).collect();
             oracle.sort_by_key(|&unit| cells[unit as usize]);
+            let mut per_cell = std::collections::HashMap::new();
+            for &cell in &cells {
+                *per_cell.entry(cell).or_insert(0) += 1;
+            }
+            let largest = per_cell.values().copied().max();
             for threads in [1, 2, 3, 8] {
                 let pool = rayon::ThreadPoolBuilder::new()
                     .num_threads(threads)
                     .build()
                     .expect("thread pool");
-                pool.install(|| oracle_hash.rebuild(&points));
-                let hash = &oracle_hash;
+                let stats = pool.install(|| hash.rebuild(&points));
+                let hash = &hash;
+                assert_eq!(Some(stats.max_cell_units), largest, "{threads} threads");
                 assert_eq!(hash.order(), &oracle[..], "{threads} threads");
                 for (place, &unit) in hash.order().iter().enumerate() {
                     let cell = cells[unit as usize] as usize;
