@@ -149,10 +149,10 @@ impl Shape {
     /// about the vertical axis.
     #[must_use]
     pub fn new(semi_axes: Vec3, yaw: f32) -> Shape {
-        // Cephes' polynomials inline, not a libm call: separation builds a
-        // shape for every unit in every pass (eight at a time, with
-        // `angles`' lanes), and within ±64π (beyond, `direction` falls
-        // back to libm) they give the same bits on every platform.
+        // Cephes' polynomials inline, not a libm call: within ±64π (beyond,
+        // `direction` falls back to libm) they give the same bits on every
+        // platform, and the same as separation's shapes, built eight at a
+        // time with `angles`' lanes (`forward_axes` there).
         Shape::facing(semi_axes, angles::direction(yaw))
     }
 
@@ -592,9 +592,10 @@ pub fn horizontal_separation(a: &Shape, b: &Shape, r: Vec3, direction: Vec3) -> 
     let (a, b) = (Shapes8::splat(a), Shapes8::splat(b));
     let horizontal = Pencil::new(&a, &b, &Offsets8::splat(direction));
     let mut lambda = unit.lambda;
+    // A mask with every bit set: every lane searches.
+    let every_lane = f32x8::ZERO.simd_eq(f32x8::ZERO);
     for _ in 0..MAX_STEPS {
         let pencil = Pencil::new(&a, &b, &Offsets8::splat(direction * reach + rise));
-        let every_lane = f32x8::ZERO.simd_le(f32x8::ZERO);
         let contact = maximise(
             &pencil,
             f32x8::splat(lambda),

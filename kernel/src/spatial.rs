@@ -32,8 +32,9 @@ const CHUNK: usize = 4096;
 const PARALLEL_MIN_UNITS: usize = 16_384;
 /// Grids of fewer cells (width × height) count and sum them on one thread.
 const PARALLEL_MIN_CELLS: usize = 1 << 16;
-/// The rebuild's count and scatter run in as many parts as threads, up to
-/// this many: each part reads every unit's cell.
+/// The rebuild's count runs in as many ranges as threads, and its scatter in
+/// as many parts as the next power of two of that (halving the cells), up
+/// to this many: each reads every unit's cell.
 const MAX_PARTS: usize = 8;
 /// Upper bound on the number of cells, so bad bounds cannot exhaust memory.
 pub const MAX_CELLS: usize = 1 << 26;
@@ -217,16 +218,16 @@ impl SpatialHash {
     }
 
     /// [`SpatialHash::cell_index`] of eight positions, in SIMD lanes: the
-    /// same arithmetic, so the same cells (`fast_max` with 0 gives 0 for
-    /// NaN, as `f32::max` does).
+    /// same arithmetic, so the same cells (`max` with 0 gives 0 for NaN, as
+    /// `f32::max` does, on every backend `wide` has).
     #[inline]
     fn cell_indices(&self, positions: &[Vec2]) -> [u32; LANES] {
         let lane =
             |axis: fn(&Vec2) -> f32| f32x8::new(std::array::from_fn(|k| axis(&positions[k])));
         let axis_cells = |value: f32x8, origin: f32, last: f32| {
             ((value - origin) * self.inv_cell_size)
-                .fast_max(f32x8::ZERO)
-                .fast_min(f32x8::splat(last))
+                .max(f32x8::ZERO)
+                .min(f32x8::splat(last))
                 .fast_trunc_int()
         };
         let column = axis_cells(lane(|p| p.x), self.origin.x, self.last_cell.x);

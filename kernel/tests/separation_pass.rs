@@ -403,9 +403,11 @@ fn wedge(world: &mut World, centre: Vec2, altitude: f32, radius: f32, gap: f32) 
 /// shallow in metres but deepest relative to its shields.
 #[test]
 fn overlaps_the_measure_cannot_bound_are_still_the_deepest_reported() {
-    // Five of them, three overlapping pairs each, so that a batch of eight
-    // pairs is settled (and the floor raised) before the later shields are
-    // queued.
+    // Five of them: each queues two pairs for the measure (its two outer
+    // shields are immovable, a pair it skips), ten in all, so that a batch
+    // of eight is settled (and the floor raised) before the later shields
+    // are queued. (With three wedges, six pairs, the test passes too: it
+    // checks what is reported, not when the floor rose.)
     let deep = |world: &mut World| {
         for x in [5.0, 25.0, 45.0, 65.0, 85.0] {
             wedge(world, Vec2::new(x, 5.0), 0.0, 3.0, 2.5);

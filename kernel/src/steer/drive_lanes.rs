@@ -6,9 +6,9 @@
 //! unpredictable, row to row, as its neighbours. The arithmetic is `drive`'s
 //! lane for lane, so the results are the same bits (a test checks). A group
 //! with an angle `drive` would hand to libm or to `rem_euclid` — a heading
-//! beyond [`REDUCTION_LIMIT`](super::angles::REDUCTION_LIMIT), an ordered final heading beyond it, a
-//! difference of angles beyond ±3π — is refused, and its units are driven
-//! one at a time.
+//! beyond [`REDUCTION_LIMIT`](super::angles::REDUCTION_LIMIT), an ordered
+//! final heading beyond it, a difference of angles beyond ±3π — is refused,
+//! and its units are driven one at a time.
 
 use std::f32::consts::{PI, TAU};
 
