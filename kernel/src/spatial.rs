@@ -579,6 +579,8 @@ impl ScatterPart<'_> {
         )
     }
 
+    /// Places the units of this part's cells on this thread: every unit's
+    /// cell is read, in unit order, and the part's own are placed.
     fn scatter_here(self, columns: &ScatterColumns<'_>) {
         let (first_cell, cell_count) = (self.cells.start, self.cells.len() as u32);
         for (unit, &cell) in columns.cell_of.iter().enumerate() {
@@ -637,9 +639,12 @@ fn count_and_sum(grid: &mut [u32], cell_of: &[u32], parts: usize) -> u32 {
         *total = (before, 0);
         before += sum;
     }
-    grid.par_chunks_mut(range_len)
-        .zip(totals.par_iter())
-        .skip(1)
+    // The first range has nothing before it. (Not `skip(1)`: rayon's
+    // allocates.)
+    let (_, later) = grid.split_at_mut(range_len.min(grid.len()));
+    later
+        .par_chunks_mut(range_len)
+        .zip(totals[1..].par_iter())
         .for_each(|(range, &(before, _))| range.iter_mut().for_each(|sum| *sum += before));
     largest
 }

@@ -110,9 +110,10 @@ fn platoons_in_formation_allocate_nothing_after_warm_up() {
 }
 
 /// A spatial hash of 90,000 cells, at least the 65,536 from which a rebuild
-/// clears and sums its grid in parallel chunks, and 20,000 units, enough
-/// for the cells to be assigned in parallel too: after one rebuild, the
-/// next allocates nothing.
+/// counts and sums its grid in parallel ranges, and 20,000 units, enough
+/// for the cells to be assigned and the units scattered in parallel too:
+/// after one rebuild, the next allocates nothing (called from outside the
+/// pool, as a bench does).
 fn a_fine_grid_rebuilds_without_allocating() {
     let bounds = convoy::Bounds::new(Vec2::ZERO, Vec2::splat(300.0));
     let mut hash = convoy::SpatialHash::new(bounds, 1.0).unwrap();
