@@ -424,6 +424,12 @@ impl SpatialHash {
     /// [`SpatialHash::for_each_row_range`] without the places in `skip`:
     /// each row's run is visited whole, in its parts outside `skip`, or (a
     /// row wholly inside `skip`) not at all.
+    ///
+    /// The grid rows strictly between those of `skip`'s first and last
+    /// places are wholly inside it (a row's places come after every place
+    /// of the rows before it), so they are not looked up: a sweep that skips
+    /// the places before a unit's own (in its chunk, or all) starts its
+    /// window at the unit's own row.
     #[inline]
     pub(crate) fn for_each_row_range_outside(
         &self,
@@ -433,20 +439,50 @@ impl SpatialHash {
         mut visit: impl FnMut(std::ops::Range<usize>),
     ) {
         debug_assert!(skip.start <= skip.end, "skip {skip:?} is reversed");
-        self.for_each_row_range(point, radius, |run| {
+        // Also refuses NaN and negative radii, whose windows would be inverted.
+        if self.order.is_empty() || radius.is_nan() || radius < 0.0 {
+            return;
+        }
+        let [first_column, first_row, last_column, last_row] = self.window_cells(point, radius);
+        // No row is wholly inside `skip` when it holds no place.
+        let skipped = skip.start..skip.end.min(self.order.len());
+        let (skip_first_row, skip_last_row) = if skipped.is_empty() {
+            (0, 0)
+        } else {
+            (self.row_of(skipped.start), self.row_of(skipped.end - 1))
+        };
+        // The first row at or after `row` not wholly inside `skip`.
+        let outside = |row: usize| {
+            if row > skip_first_row && row < skip_last_row {
+                skip_last_row
+            } else {
+                row
+            }
+        };
+        let mut row = outside(first_row);
+        while row <= last_row {
+            let row_start = self.pad + row * self.width;
+            let begin = self.cell_start[row_start + first_column] as usize;
+            let end = self.cell_start[row_start + last_column + 1] as usize;
             // The run's parts before and after `skip`, either or both
             // empty. One call site in a loop, so that `visit` is inlined
             // (three call sites kept it out of line: a call per row).
-            let parts = [
-                run.start..run.end.min(skip.start),
-                run.start.max(skip.end)..run.end,
-            ];
+            let parts = [begin..end.min(skip.start), begin.max(skip.end)..end];
             for part in parts {
                 if !part.is_empty() {
                     visit(part);
                 }
             }
-        });
+            row = outside(row + 1);
+        }
+    }
+
+    /// The grid row of place `place`'s cell: the arithmetic of
+    /// [`SpatialHash::cell_index`] on its position at the rebuild.
+    #[inline]
+    fn row_of(&self, place: usize) -> usize {
+        let y = self.sorted_position[place].y;
+        self.axis_cell(y, self.origin.y, self.last_cell.y)
     }
 
     /// The clamped first column and row, and last column and row, of the
