@@ -219,22 +219,31 @@ impl SpatialHash {
 
     /// [`SpatialHash::cell_index`] of eight positions, in SIMD lanes: the
     /// same arithmetic, so the same cells (`max` with 0 gives 0 for NaN, as
-    /// `f32::max` does, on every backend `wide` has).
+    /// `f32::max` does, on every backend `wide` has); and how many of them
+    /// lie outside the grid ([`SpatialHash::is_outside`], the same tests).
     #[inline]
-    fn cell_indices(&self, positions: &[Vec2]) -> [u32; LANES] {
+    fn cell_indices(&self, positions: &[Vec2]) -> ([u32; LANES], u32) {
         let lane =
             |axis: fn(&Vec2) -> f32| f32x8::new(std::array::from_fn(|k| axis(&positions[k])));
-        let axis_cells = |value: f32x8, origin: f32, last: f32| {
-            ((value - origin) * self.inv_cell_size)
+        let (x, y) = (lane(|p| p.x) - self.origin.x, lane(|p| p.y) - self.origin.y);
+        let axis_cells = |local: f32x8, last: f32| {
+            (local * self.inv_cell_size)
                 .max(f32x8::ZERO)
                 .min(f32x8::splat(last))
                 .fast_trunc_int()
         };
-        let column = axis_cells(lane(|p| p.x), self.origin.x, self.last_cell.x);
-        let row = axis_cells(lane(|p| p.y), self.origin.y, self.last_cell.y);
+        let column = axis_cells(x, self.last_cell.x);
+        let row = axis_cells(y, self.last_cell.y);
         // Below 2^26 cells (`MAX_CELLS`): no overflow in i32.
         let cell = row * i32x8::splat(self.width as i32) + column;
-        cell.to_array().map(|cell| cell as u32)
+        let size = self.grid_size();
+        // NaN compares false: outside.
+        let inside = x.simd_ge(f32x8::ZERO)
+            & y.simd_ge(f32x8::ZERO)
+            & x.simd_lt(f32x8::splat(size.x))
+            & y.simd_lt(f32x8::splat(size.y));
+        let outside = LANES as u32 - inside.to_bitmask().count_ones();
+        (cell.to_array().map(|cell| cell as u32), outside)
     }
 
     #[inline]
@@ -259,24 +268,34 @@ impl SpatialHash {
 
         let mut cell_of = std::mem::take(&mut self.cell_of);
         let this = &*self;
+        // Each chunk's cells, and how many of its units lie outside.
         let assign = |(chunk, cells): (usize, &mut [u32])| {
             let first = chunk * CHUNK;
             let positions = &positions[first..first + cells.len()];
+            let mut outside = 0;
             let mut eights = cells.chunks_exact_mut(LANES);
             for (cells, positions) in (&mut eights).zip(positions.chunks_exact(LANES)) {
-                cells.copy_from_slice(&this.cell_indices(positions));
+                let (lanes, lanes_outside) = this.cell_indices(positions);
+                cells.copy_from_slice(&lanes);
+                outside += lanes_outside;
             }
             let rest = eights.into_remainder();
             let rest_positions = &positions[positions.len() - rest.len()..];
             for (cell, position) in rest.iter_mut().zip(rest_positions) {
                 *cell = this.cell_index(*position);
+                outside += u32::from(this.is_outside(*position));
             }
+            outside
         };
-        if units >= PARALLEL_MIN_UNITS {
-            cell_of.par_chunks_mut(CHUNK).enumerate().for_each(assign);
+        let outside_bounds = if units >= PARALLEL_MIN_UNITS {
+            cell_of
+                .par_chunks_mut(CHUNK)
+                .enumerate()
+                .map(assign)
+                .reduce(|| 0, |a, b| a + b)
         } else {
-            cell_of.chunks_mut(CHUNK).enumerate().for_each(assign);
-        }
+            cell_of.chunks_mut(CHUNK).enumerate().map(assign).sum()
+        };
 
         // Counts land two places up so that, after the prefix sum and the
         // scatter (which advances each cell's cursor), cell_start[pad + c]
@@ -317,17 +336,20 @@ impl SpatialHash {
         self.cell_of = cell_of;
         RebuildStats {
             max_cell_units,
-            outside_bounds: self.count_outside(positions),
+            outside_bounds,
         }
     }
 
-    fn count_outside(&self, positions: &[Vec2]) -> u32 {
-        let size = Vec2::new(self.width as f32, self.height as f32) * self.cell_size;
-        let inside = |p: &&Vec2| {
-            let local = **p - self.origin;
-            local.x >= 0.0 && local.y >= 0.0 && local.x < size.x && local.y < size.y
-        };
-        positions.iter().filter(|p| !inside(p)).count() as u32
+    /// The grid's extent, metres.
+    fn grid_size(&self) -> Vec2 {
+        Vec2::new(self.width as f32, self.height as f32) * self.cell_size
+    }
+
+    /// Whether `position` lies outside the grid (clamped into a border
+    /// cell); NaN positions do.
+    fn is_outside(&self, position: Vec2) -> bool {
+        let (local, size) = (position - self.origin, self.grid_size());
+        !(local.x >= 0.0 && local.y >= 0.0 && local.x < size.x && local.y < size.y)
     }
 
     /// Records that the units themselves were just reordered into this
@@ -750,8 +772,9 @@ mod tests {
     }
 
     proptest! {
-        /// Eight positions' cells in lanes are their cells one at a time:
-        /// on cell edges, off the grid, infinite and NaN.
+        /// Eight positions' cells in lanes are their cells one at a time,
+        /// and the lanes count as many outside the grid: on cell edges, off
+        /// the grid, infinite and NaN.
         #[test]
         fn cells_in_lanes_are_the_cells_one_at_a_time(
             points in prop::collection::vec(
@@ -770,8 +793,13 @@ mod tests {
             let one_at_a_time: Vec<u32> = points.iter().map(|&p| hash.cell_index(p)).collect();
             let swapped: Vec<Vec2> = points.iter().map(|p| Vec2::new(p.y, p.x)).collect();
             let swapped_one_at_a_time: Vec<u32> = swapped.iter().map(|&p| hash.cell_index(p)).collect();
-            prop_assert_eq!(hash.cell_indices(&points).to_vec(), one_at_a_time);
-            prop_assert_eq!(hash.cell_indices(&swapped).to_vec(), swapped_one_at_a_time);
+            let outside = |points: &[Vec2]| points.iter().filter(|&&p| hash.is_outside(p)).count() as u32;
+            let (cells, lanes_outside) = hash.cell_indices(&points);
+            prop_assert_eq!(cells.to_vec(), one_at_a_time);
+            prop_assert_eq!(lanes_outside, outside(&points));
+            let (cells, lanes_outside) = hash.cell_indices(&swapped);
+            prop_assert_eq!(cells.to_vec(), swapped_one_at_a_time);
+            prop_assert_eq!(lanes_outside, outside(&swapped));
         }
     }
 
