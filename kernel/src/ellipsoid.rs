@@ -263,6 +263,7 @@ impl Shapes8 {
 
     /// One shape per lane.
     #[must_use]
+    #[inline]
     pub fn from_lanes(shapes: [&Shape; LANES]) -> Shapes8 {
         let lanes = |field: fn(&Shape) -> f32| f32x8::new(shapes.map(field));
         Shapes8 {
@@ -304,6 +305,7 @@ impl Offsets8 {
 
     /// One offset per lane.
     #[must_use]
+    #[inline]
     pub fn from_lanes(r: [Vec3; LANES]) -> Offsets8 {
         Offsets8 {
             x: f32x8::new(r.map(|r| r.x)),
@@ -485,6 +487,7 @@ pub fn contact_function_until(a: &Shape, b: &Shape, r: Vec3, stop_at: f32) -> Co
 /// [`contact_function_until`] for eight pairs at once, one per lane; each
 /// lane's result is bit-identical to computing its pair alone.
 #[must_use]
+#[inline(always)]
 pub fn contact_functions_until(
     a: &Shapes8,
     b: &Shapes8,

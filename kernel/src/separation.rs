@@ -46,9 +46,12 @@
 //!    own unit, so no task writes another's rows. With rows in cell order a
 //!    chunk is a band of the map and only pairs across its two edges
 //!    straddle. Cheap rejections first (bounding
-//!    spheres at the current centres, then the vertical extents; a pushing
-//!    sweep queues the candidates without a branch on them when more than a
-//!    fifth passed in the last pushing sweep), then the
+//!    spheres at the current centres, then the vertical extents: one
+//!    candidate at a time, a pushing sweep queueing them without a branch
+//!    on them when more than a fifth passed in the last one, or else, where
+//!    the last one's window rows held two and a half or more a run, four at
+//!    a time in SIMD lanes; the same pairs in the same order),
+//!    then the
 //!    exact test on **eight queued pairs at once**
 //!    ([`crate::ellipsoid::contact_functions_until`], one SIMD lane each,
 //!    bit-identical to one at a time), which stops at the first sample
@@ -138,7 +141,7 @@
 use std::ops::Range;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use glam::{Vec2, Vec3};
+use glam::{Mat4, Vec2, Vec3, Vec4};
 use wide::f32x8;
 
 use crate::angles;
@@ -172,6 +175,15 @@ const ACTIVE_SWEEP_MAX_SHARE: usize = 2;
 /// sweep before it (of this pass or the last), more than one candidate
 /// examined in this many was given the exact test.
 const QUEUE_WITHOUT_BRANCH_PASS_SHARE: u64 = 5;
+/// Twice the candidates a run of a window's row (two and a half) from which
+/// sweeps test bounding spheres [`SPHERE_LANES`] at a time in SIMD lanes
+/// ([`Scan::after`]), when few pass: four at once pay where runs are long
+/// and most candidates fail (the default profile's 8 m cells hold three a
+/// run and a tenth pass: its `separation` 6–15 % faster), and lose where
+/// runs hold one or two (the separation benchmark's sparser crowd) or a
+/// third pass, whose lanes then branch at random on each passing candidate
+/// (its jammed crowd: 7–16 % slower).
+const LANES_MIN_RUN_TWICE: u64 = 5;
 /// Rebuild the stage's own hash once units may have moved, on average over
 /// the [`Class`]es weighted by their units, this many cells from where the
 /// hash saw them ([`should_rebuild`]). A rebuild (the hash, and the bodies
@@ -260,15 +272,19 @@ pub struct SeparationStats {
 }
 
 /// One unit's shield, prepared once per pass, with its current centre.
+///
+/// `#[repr(C)]` with the centre and radius first, so that a bounding sphere
+/// is one 16-byte load ([`meeting_lanes`]).
 #[derive(Clone, Copy, Debug, Default)]
+#[repr(C)]
 struct Body {
     /// `(x, y, altitude)`, updated with every push.
     centre: Vec3,
-    shape: Shape,
     /// Bounding-sphere radius (largest semi-axis).
     radius: f32,
     /// Vertical semi-axis.
     half_height: f32,
+    shape: Shape,
     /// Smallest semi-axis.
     smallest: f32,
     inv_mass: f32,
@@ -401,6 +417,8 @@ impl Push {
 struct Sweep {
     /// Candidate pairs examined.
     tested: u64,
+    /// Runs of a window's row holding them ([`Scan::after`]).
+    runs: u64,
     /// Pairs given the exact test.
     exact: u64,
     /// Overlapping pairs above tolerance, each counted once.
@@ -425,6 +443,7 @@ impl Sweep {
     fn combine(self, other: Sweep) -> Sweep {
         Sweep {
             tested: self.tested + other.tested,
+            runs: self.runs + other.runs,
             exact: self.exact + other.exact,
             overlaps: self.overlaps + other.overlaps,
             depth_m: self.depth_m.max(other.depth_m),
@@ -494,13 +513,12 @@ pub struct Separation {
     /// One flag per place: in a sweep from the active units, set on an
     /// inactive unit that an active one of another chunk found overlapping.
     marked: Marks,
-    /// Whether the next pushing sweep queues its candidates without a
-    /// branch: whether enough of the last one's were given the exact test
-    /// ([`QUEUE_WITHOUT_BRANCH_PASS_SHARE`]).
-    queue_without_branch: bool,
+    /// How the next pushing sweep examines its candidates, from the last
+    /// one's totals ([`Scan::after`]).
+    scan: Scan,
     /// Tests fix the choice for every pushing sweep.
     #[cfg(test)]
-    fixed_queue: Option<bool>,
+    fixed_scan: Option<Scan>,
 }
 
 /// One flag per place, set across chunks during a sweep and all cleared
@@ -511,6 +529,41 @@ struct Marks(Vec<AtomicBool>);
 impl Clone for Marks {
     fn clone(&self) -> Marks {
         Marks(self.0.iter().map(|_| AtomicBool::new(false)).collect())
+    }
+}
+
+/// How a sweep examines its candidates. Every way visits the same pairs in
+/// the same order, so the choice changes no result, only the time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Scan {
+    /// One candidate at a time, a branch on the cheap rejections.
+    Branch,
+    /// One at a time, queued without a branch on them (pushing sweeps only:
+    /// [`queue_candidates_without_branch`]).
+    WithoutBranch,
+    /// Four at a time in SIMD lanes ([`meeting_lanes`]).
+    Lanes,
+}
+
+impl Scan {
+    /// The scan for the pushing sweeps after one with totals `sweep`.
+    fn after(sweep: &Sweep) -> Scan {
+        if sweep.exact * QUEUE_WITHOUT_BRANCH_PASS_SHARE > sweep.tested {
+            Scan::WithoutBranch
+        } else if 2 * sweep.tested >= LANES_MIN_RUN_TWICE * sweep.runs && sweep.runs > 0 {
+            Scan::Lanes
+        } else {
+            Scan::Branch
+        }
+    }
+
+    /// The scan for a measuring sweep in a pass whose pushing sweeps scan
+    /// this way.
+    fn measuring(self) -> Scan {
+        match self {
+            Scan::Lanes => Scan::Lanes,
+            Scan::Branch | Scan::WithoutBranch => Scan::Branch,
+        }
     }
 }
 
@@ -536,9 +589,8 @@ struct Context<'a> {
     /// One flag per place: the inactive units to push from their pairs with
     /// the active units of other chunks ([`push_marked`]).
     marked: &'a [AtomicBool],
-    /// Pushing sweeps queue their candidates without a branch
-    /// ([`queue_candidates_without_branch`]).
-    queue_without_branch: bool,
+    /// How the sweep examines its candidates.
+    scan: Scan,
 }
 
 impl Context<'_> {
@@ -723,9 +775,9 @@ impl Separation {
             pushes: Vec::new(),
             big: BigUnits::default(),
             marked: Marks::default(),
-            queue_without_branch: false,
+            scan: Scan::Branch,
             #[cfg(test)]
-            fixed_queue: None,
+            fixed_scan: None,
         })
     }
 
@@ -783,18 +835,17 @@ impl Separation {
             pushes,
             big,
             marked,
-            queue_without_branch,
+            scan,
             ..
         } = self;
-        let next_without_branch =
-            |sweep: &Sweep| sweep.exact * QUEUE_WITHOUT_BRANCH_PASS_SHARE > sweep.tested;
+        let next_scan = Scan::after;
         #[cfg(test)]
-        let next_without_branch = {
-            let fixed = self.fixed_queue;
+        let next_scan = {
+            let fixed = self.fixed_scan;
             if let Some(fixed) = fixed {
-                *queue_without_branch = fixed;
+                *scan = fixed;
             }
-            move |sweep: &Sweep| fixed.unwrap_or_else(|| next_without_branch(sweep))
+            move |sweep: &Sweep| fixed.unwrap_or_else(|| next_scan(sweep))
         };
         marked.0.resize_with(units, AtomicBool::default);
         centres.resize(units, Vec2::ZERO);
@@ -832,17 +883,22 @@ impl Separation {
                 stats.rebuilds += 1;
             }
             let hash: &SpatialHash = if own_hash { local } else { input.spatial };
+            let measure_only = stats.iterations > 0 && stats.iterations >= *iterations;
             let context = Context {
                 bodies: placed,
                 hash,
                 big_radius,
                 layers,
                 slack: slack.by_key(),
-                measure_only: stats.iterations > 0 && stats.iterations >= *iterations,
+                measure_only,
                 only_active: active <= units / ACTIVE_SWEEP_MAX_SHARE,
                 chunk_rows: sweep_chunk_rows(units),
                 marked: &marked.0,
-                queue_without_branch: *queue_without_branch,
+                scan: if measure_only {
+                    scan.measuring()
+                } else {
+                    *scan
+                },
             };
             let sweep = if context.measure_only {
                 zone!("separation: measuring sweep");
@@ -850,7 +906,7 @@ impl Separation {
             } else {
                 zone!("separation: pushing sweep");
                 let sweep = sweep(&context, big, pushes);
-                *queue_without_branch = next_without_branch(&sweep);
+                *scan = next_scan(&sweep);
                 sweep
             };
             stats.pairs_tested += sweep.tested;
@@ -1148,7 +1204,7 @@ impl BigUnits {
             let examined = for_each_candidate(context, unit, search, unit..unit + 1, |other| {
                 push_pair(unit, other, context, pushes, &mut totals);
             });
-            totals.tested += u64::from(examined);
+            examined.count_in(&mut totals);
             // Two shields overlap only if their centres' x differ by less
             // than the sum of their radii (rounding is monotone): the
             // partners lie in one stretch of `by_x`. NaN centres come first
@@ -1256,13 +1312,36 @@ impl Batch {
     }
 }
 
+/// What a window search examined: its candidates, and the runs of a
+/// window's row (never empty) that held them.
+#[derive(Clone, Copy, Debug, Default)]
+struct Examined {
+    candidates: u32,
+    runs: u32,
+}
+
+impl Examined {
+    #[inline]
+    fn add(&mut self, run: &Range<usize>) {
+        self.candidates += run.len() as u32;
+        self.runs += 1;
+    }
+
+    /// Adds these to a sweep's totals.
+    fn count_in(self, totals: &mut Sweep) {
+        totals.tested += u64::from(self.candidates);
+        totals.runs += u64::from(self.runs);
+    }
+}
+
 /// Calls `visit` with the place of every small unit, except places in
 /// `skip`, whose bounding sphere and vertical extent meet those of the unit
 /// at place `unit` ([`may_overlap`]), in place order, from the hash's
 /// cells under the square of half-side `search` (at least
 /// [`Context::search`] unless a narrower window provably suffices) about the
-/// unit's hashed position. Returns how many units those cells hold outside
-/// `skip`: the candidates examined.
+/// unit's hashed position: one at a time, or four at a time in SIMD lanes
+/// ([`Scan::Lanes`]; the same places). Returns what it examined: the units
+/// those cells hold outside `skip`.
 #[inline]
 fn for_each_candidate(
     context: &Context<'_>,
@@ -1270,14 +1349,29 @@ fn for_each_candidate(
     search: f32,
     skip: Range<usize>,
     mut visit: impl FnMut(usize),
-) -> u32 {
+) -> Examined {
     let point = context.hash.sorted_positions()[unit];
     let own = &context.bodies[unit];
-    let mut examined = 0;
-    context
-        .hash
-        .for_each_row_range_outside(point, search, skip, |run| {
-            examined += run.len() as u32;
+    let mut examined = Examined::default();
+    let hash = context.hash;
+    if context.scan == Scan::Lanes {
+        hash.for_each_row_range_outside(point, search, skip, |run| {
+            examined.add(&run);
+            let mut first = run.start;
+            while first < run.end {
+                let mut meeting =
+                    meeting_lanes(own, context.bodies, first, run.end, context.big_radius);
+                while meeting != 0 {
+                    let lane = meeting.trailing_zeros() as usize;
+                    meeting &= meeting - 1;
+                    visit(first + lane);
+                }
+                first += SPHERE_LANES;
+            }
+        });
+    } else {
+        hash.for_each_row_range_outside(point, search, skip, |run| {
+            examined.add(&run);
             for (place, them) in run.clone().zip(&context.bodies[run]) {
                 if them.radius <= context.big_radius
                     && may_overlap(own, them, them.centre - own.centre)
@@ -1286,7 +1380,45 @@ fn for_each_candidate(
                 }
             }
         });
+    }
     examined
+}
+
+/// Bodies whose bounding spheres [`meeting_lanes`] tests at once.
+const SPHERE_LANES: usize = 4;
+
+/// The cheap rejections of [`for_each_candidate`] ([`may_overlap`], and
+/// not big) of the pairs of `own` with the bodies at places
+/// `first..end.min(first + 4)`, in SIMD lanes, with the same arithmetic:
+/// bit `k` of the mask is set when the body at `first + k` passes.
+#[inline]
+fn meeting_lanes(own: &Body, bodies: &[Body], first: usize, end: usize, big_radius: f32) -> u32 {
+    let four: [&Body; SPHERE_LANES] = match bodies.get(first..first + SPHERE_LANES) {
+        Some(four) => std::array::from_fn(|k| &four[k]),
+        // Lanes past the last place repeat it (their bits are cleared).
+        None => std::array::from_fn(|k| &bodies[(first + k).min(bodies.len() - 1)]),
+    };
+    let sphere = |body: &Body| Vec4::new(body.centre.x, body.centre.y, body.centre.z, body.radius);
+    let spheres = Mat4::from_cols(
+        sphere(four[0]),
+        sphere(four[1]),
+        sphere(four[2]),
+        sphere(four[3]),
+    )
+    .transpose();
+    let dx = spheres.x_axis - Vec4::splat(own.centre.x);
+    let dy = spheres.y_axis - Vec4::splat(own.centre.y);
+    let dz = spheres.z_axis - Vec4::splat(own.centre.z);
+    let radius = spheres.w_axis;
+    // `may_overlap`'s sums in its order (`own`'s term first or second is
+    // the same: sums commute), so the same pairs pass.
+    let reach = radius + Vec4::splat(own.radius);
+    let near = (dx * dx + dy * dy + dz * dz).cmplt(reach * reach);
+    let half_height = Vec4::from_array(four.map(|body| body.half_height));
+    let level = dz.abs().cmplt(half_height + Vec4::splat(own.half_height));
+    let small = radius.cmple(Vec4::splat(big_radius));
+    let present = (1_u32 << (end - first).min(SPHERE_LANES)) - 1;
+    (near & level & small).bitmask() & present
 }
 
 /// The pushes of the small units at places `first..first + chunk.len()`
@@ -1340,11 +1472,11 @@ fn queue_pushes(
 ) {
     let own = &context.bodies[unit];
     let search = context.search(own);
-    let (tested, exact) = if context.queue_without_branch {
+    let (examined, exact) = if context.scan == Scan::WithoutBranch {
         queue_candidates_without_branch(unit, search, skip, takes, batch, chunk, context)
     } else {
         let mut exact = 0;
-        let tested = for_each_candidate(context, unit, search, skip, |other| {
+        let examined = for_each_candidate(context, unit, search, skip, |other| {
             let them = &context.bodies[other];
             if takes(other, them) {
                 exact += 1;
@@ -1353,9 +1485,9 @@ fn queue_pushes(
                 }
             }
         });
-        (tested, exact)
+        (examined, exact)
     };
-    chunk.totals.tested += u64::from(tested);
+    examined.count_in(&mut chunk.totals);
     chunk.totals.exact += u64::from(exact);
 }
 
@@ -1376,14 +1508,14 @@ fn queue_candidates_without_branch(
     batch: &mut Batch,
     chunk: &mut ChunkSweep<'_>,
     context: &Context<'_>,
-) -> (u32, u32) {
+) -> (Examined, u32) {
     let point = context.hash.sorted_positions()[unit];
     let own = &context.bodies[unit];
-    let (mut examined, mut queued) = (0, 0);
+    let (mut examined, mut queued) = (Examined::default(), 0);
     context
         .hash
         .for_each_row_range_outside(point, search, skip, |run| {
-            examined += run.len() as u32;
+            examined.add(&run);
             for (place, them) in run.clone().zip(&context.bodies[run]) {
                 let offset = them.centre - own.centre;
                 let passes = (them.radius <= context.big_radius)
@@ -1487,7 +1619,7 @@ fn measure_chunk(chunk: &mut ChunkSweep<'_>, context: &Context<'_>) {
         } else {
             0..unit + 1
         };
-        let tested = for_each_candidate(context, unit, search, skip, |other| {
+        let examined = for_each_candidate(context, unit, search, skip, |other| {
             let them = &context.bodies[other];
             let offset = them.centre - own.centre;
             if own.inv_mass + them.inv_mass == 0.0
@@ -1501,7 +1633,7 @@ fn measure_chunk(chunk: &mut ChunkSweep<'_>, context: &Context<'_>) {
                 settle_depths(&mut batch, &mut chunk.totals, context, &mut deepest);
             }
         });
-        chunk.totals.tested += u64::from(tested);
+        examined.count_in(&mut chunk.totals);
         chunk.totals.exact += exact;
     }
     settle_depths(&mut batch, &mut chunk.totals, context, &mut deepest);
@@ -1710,8 +1842,17 @@ mod tests {
     /// One pass of `separation` over `crowd`: the positions it leaves, as
     /// bits, and its stats.
     fn pass(separation: &mut Separation, crowd: &Crowd) -> (Vec<[u32; 2]>, SeparationStats) {
+        pass_hashed(separation, crowd, 3.0)
+    }
+
+    /// [`pass`] with the tick's hash at `cell` metres.
+    fn pass_hashed(
+        separation: &mut Separation,
+        crowd: &Crowd,
+        cell: f32,
+    ) -> (Vec<[u32; 2]>, SeparationStats) {
         let bounds = Bounds::new(Vec2::splat(-10.0), Vec2::splat(300.0));
-        let mut hash = SpatialHash::new(bounds, 3.0).expect("a valid grid");
+        let mut hash = SpatialHash::new(bounds, cell).expect("a valid grid");
         hash.rebuild(&crowd.position);
         let input = SeparationInput {
             altitude: &crowd.altitude,
@@ -1735,17 +1876,18 @@ mod tests {
         Separation::new(bounds, 3.0, iterations).expect("a valid grid")
     }
 
-    /// Every pushing sweep queueing its candidates without a branch pushes
-    /// every unit to the same bits, with the same stats, as every one
-    /// queueing them with it: in a crowd with immovable, big and airborne
-    /// units, over enough pushes that later sweeps start only from the
-    /// active units.
+    /// Every pushing sweep examining its candidates without a branch, or
+    /// four at a time in lanes (with the measuring sweep), pushes every unit
+    /// to the same bits, with the same stats, as every one examining them
+    /// one at a time with the branch: in a crowd with immovable, big and
+    /// airborne units, over enough pushes that later sweeps start only from
+    /// the active units.
     #[test]
-    fn queueing_without_a_branch_pushes_as_the_branch_does() {
+    fn every_scan_pushes_as_the_branch_does() {
         let mixed = crowd(4_000, 5.0, true);
-        let mut runs = [false, true].map(|fixed| {
+        let mut runs = [Scan::Branch, Scan::WithoutBranch, Scan::Lanes].map(|fixed| {
             let mut separation = separation(12);
-            separation.fixed_queue = Some(fixed);
+            separation.fixed_scan = Some(fixed);
             let run = pass(&mut separation, &mixed);
             let active = separation.placed.iter().filter(|body| body.active).count();
             (run, active)
@@ -1758,15 +1900,12 @@ mod tests {
             active <= mixed.position.len() / 4,
             "{active} active {stats:?}"
         );
-        let (without_branch, again) = std::mem::take(&mut runs[1]).0;
-        assert_eq!(again, stats);
-        assert_eq!(without_branch, with_branch);
+        for ((other_scan, again), _) in &runs[1..] {
+            assert_eq!(*again, stats);
+            assert_eq!(*other_scan, with_branch);
+        }
     }
 
-    /// The shields' forward axes, eight in lanes, are `angles::direction`'s
-    /// bits unit by unit: in full groups, in a last group of three, and in
-    /// groups with a heading the lanes do not reduce (beyond ±64π, NaN),
-    /// which go one at a time.
     #[test]
     fn forward_axes_in_lanes_are_each_units_direction() {
         let heading: Vec<f32> = (0..27)
@@ -1787,18 +1926,44 @@ mod tests {
         }
     }
 
-    /// A crowd where many candidates get the exact test switches the next
-    /// pushing sweeps to queueing without a branch; a sparse one does not.
+    /// The next pushing sweeps examine their candidates without a branch
+    /// where more than a fifth of the last one's got the exact test, else
+    /// four at a time where its runs held two and a half or more, else one
+    /// at a time with the branch; a crowd whose windows' runs are long and
+    /// whose candidates mostly fail switches to lanes, a dense one whose
+    /// candidates often pass queues without the branch, and a sparse one,
+    /// whose runs hold a unit or two, does not take the lanes.
     #[test]
-    fn pushing_sweeps_queue_without_a_branch_where_many_candidates_pass() {
+    fn pushing_sweeps_choose_their_scan_by_the_last_ones() {
+        let totals = |tested, runs, exact| Sweep {
+            tested,
+            runs,
+            exact,
+            ..Sweep::default()
+        };
+        assert_eq!(Scan::after(&totals(250, 100, 50)), Scan::Lanes);
+        assert_eq!(Scan::after(&totals(250, 100, 51)), Scan::WithoutBranch);
+        assert_eq!(Scan::after(&totals(249, 100, 0)), Scan::Branch);
+        assert_eq!(Scan::after(&totals(100, 100, 21)), Scan::WithoutBranch);
+        assert_eq!(Scan::after(&totals(0, 0, 0)), Scan::Branch);
+        assert_eq!(Scan::Lanes.measuring(), Scan::Lanes);
+        assert_eq!(Scan::WithoutBranch.measuring(), Scan::Branch);
+        // 8 m cells, as the default profile's, over units 4 m apart: runs
+        // of about ten, of which a few meet.
+        let bounds = Bounds::new(Vec2::splat(-10.0), Vec2::splat(300.0));
+        let mut coarse = Separation::new(bounds, 8.0, 2).expect("a valid grid");
+        assert_eq!(coarse.scan, Scan::Branch);
+        let (_, stats) = pass_hashed(&mut coarse, &crowd(4_000, 4.0, false), 8.0);
+        assert!(stats.overlaps > 100, "{stats:?}");
+        assert_eq!(coarse.scan, Scan::Lanes, "{stats:?}");
         let mut dense = separation(2);
-        assert!(!dense.queue_without_branch);
         let (_, stats) = pass(&mut dense, &crowd(4_000, 2.5, false));
         assert!(stats.overlaps > 1_000, "{stats:?}");
-        assert!(dense.queue_without_branch, "{stats:?}");
+        assert_eq!(dense.scan, Scan::WithoutBranch, "{stats:?}");
         let mut sparse = separation(2);
-        let (_, stats) = pass(&mut sparse, &crowd(4_000, 8.0, false));
+        // 32 × 32 units 8 m apart, inside the grid's 310 m.
+        let (_, stats) = pass(&mut sparse, &crowd(1_000, 8.0, false));
         assert!(stats.overlaps > 0, "{stats:?}");
-        assert!(!sparse.queue_without_branch, "{stats:?}");
+        assert_ne!(sparse.scan, Scan::Lanes, "{stats:?}");
     }
 }
