@@ -179,7 +179,7 @@ const QUEUE_WITHOUT_BRANCH_PASS_SHARE: u64 = 5;
 /// sweeps test bounding spheres [`SPHERE_LANES`] at a time in SIMD lanes
 /// ([`Scan::after`]), when few pass: four at once pay where runs are long
 /// and most candidates fail (the default profile's 8 m cells hold three a
-/// run and a tenth pass: its `separation` 6–15 % faster), and lose where
+/// run and a tenth pass: its `separation` 5–13 % faster), and lose where
 /// runs hold one or two (the separation benchmark's sparser crowd) or a
 /// third pass, whose lanes then branch at random on each passing candidate
 /// (its jammed crowd: 7–16 % slower).
