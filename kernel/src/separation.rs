@@ -180,9 +180,10 @@ const QUEUE_WITHOUT_BRANCH_PASS_SHARE: u64 = 5;
 /// ([`Scan::after`]), when few pass: four at once pay where runs are long
 /// and most candidates fail (the default profile's 8 m cells hold three a
 /// run and a tenth pass: its `separation` 5–13 % faster), and lose where
-/// runs hold one or two (the separation benchmark's sparser crowd) or a
-/// third pass, whose lanes then branch at random on each passing candidate
-/// (its jammed crowd: 7–16 % slower).
+/// runs hold one or two (the separation benchmark's sparser crowd) or four
+/// in ten pass, whose lanes then branch at random on each passing candidate
+/// (its jammed crowd, three a run): 4 % and 9 % slower there (medians of
+/// alternating rounds).
 const LANES_MIN_RUN_TWICE: u64 = 5;
 /// Rebuild the stage's own hash once units may have moved, on average over
 /// the [`Class`]es weighted by their units, this many cells from where the
@@ -1948,8 +1949,8 @@ mod tests {
         assert_eq!(Scan::after(&totals(0, 0, 0)), Scan::Branch);
         assert_eq!(Scan::Lanes.measuring(), Scan::Lanes);
         assert_eq!(Scan::WithoutBranch.measuring(), Scan::Branch);
-        // 8 m cells, as the default profile's, over units 4 m apart: runs
-        // of about ten, of which a few meet.
+        // 8 m cells, as the default profile's, over units 4 m apart: four
+        // units a cell, so runs of several, of which a few meet.
         let bounds = Bounds::new(Vec2::splat(-10.0), Vec2::splat(300.0));
         let mut coarse = Separation::new(bounds, 8.0, 2).expect("a valid grid");
         assert_eq!(coarse.scan, Scan::Branch);
