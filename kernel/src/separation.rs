@@ -154,7 +154,7 @@ use crate::ellipsoid::{
 use crate::instrument::zone;
 use crate::nav::WorldMap;
 use crate::parallel::{CHUNK_ROWS, for_each_chunk, for_each_chunk_fold, for_each_chunk_fold_of};
-use crate::spatial::{Bounds, GridError, SpatialHash};
+use crate::spatial::{Bounds, GridError, SpatialHash, WindowRuns};
 
 /// A pair still counts as overlapping when its depth exceeds this fraction of
 /// the smaller shield's smallest semi-axis; below it the pass has converged.
@@ -1330,6 +1330,13 @@ impl Examined {
         self.runs += 1;
     }
 
+    /// Counts the places of `runs` and the runs that hold any.
+    #[inline]
+    fn add_runs(&mut self, runs: &WindowRuns) {
+        self.candidates += runs.len() as u32;
+        self.runs += runs.non_empty() as u32;
+    }
+
     /// Adds these to a sweep's totals.
     fn count_in(self, totals: &mut Sweep) {
         totals.tested += u64::from(self.candidates);
@@ -1503,6 +1510,10 @@ fn queue_pushes(
 /// faster; where a tenth do (the default profile's crowd) the branch
 /// predicts well and writing every slot costs more, so pushing sweeps
 /// choose by the last one's share ([`QUEUE_WITHOUT_BRANCH_PASS_SHARE`]).
+/// Most windows' places come in one loop over at most three rows' runs
+/// ([`SpatialHash::window_runs_outside`]), with no branch on where each
+/// row ends or whether it holds any, which mispredict as often as the
+/// candidates do.
 fn queue_candidates_without_branch(
     unit: usize,
     search: f32,
@@ -1515,21 +1526,30 @@ fn queue_candidates_without_branch(
     let point = context.hash.sorted_positions()[unit];
     let own = &context.bodies[unit];
     let (mut examined, mut queued) = (Examined::default(), 0);
-    context
-        .hash
-        .for_each_row_range_outside(point, search, skip, |run| {
+    let mut offer = |place: usize| {
+        let them = &context.bodies[place];
+        let offset = them.centre - own.centre;
+        let passes = (them.radius <= context.big_radius)
+            & may_overlap(own, them, offset)
+            & takes(place, them);
+        queued += u32::from(passes);
+        if batch.offer(unit, place, offset, passes) {
+            settle_pushes(batch, chunk, context);
+        }
+    };
+    let hash = context.hash;
+    match hash.window_runs_outside(point, search, skip.clone()) {
+        // One loop over the window's places: no branch on each row's end
+        // and each run's emptiness, which mispredict.
+        Some(runs) => {
+            examined.add_runs(&runs);
+            (0..runs.len()).for_each(|k| offer(runs.place(k)));
+        }
+        None => hash.for_each_row_range_outside(point, search, skip, |run| {
             examined.add(&run);
-            for (place, them) in run.clone().zip(&context.bodies[run]) {
-                let offset = them.centre - own.centre;
-                let passes = (them.radius <= context.big_radius)
-                    & may_overlap(own, them, offset)
-                    & takes(place, them);
-                queued += u32::from(passes);
-                if batch.offer(unit, place, offset, passes) {
-                    settle_pushes(batch, chunk, context);
-                }
-            }
-        });
+            run.for_each(&mut offer);
+        }),
+    }
     (examined, queued)
 }
 

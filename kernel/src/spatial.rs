@@ -125,6 +125,38 @@ pub struct RebuildStats {
     pub outside_bounds: u32,
 }
 
+/// Rows a window of [`SpatialHash::window_runs_outside`] spans at most.
+pub(crate) const WINDOW_RUNS: usize = 3;
+
+/// A window's runs of places, one a row: `(first place, length)`, some
+/// empty.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct WindowRuns(pub [(usize, usize); WINDOW_RUNS]);
+
+impl WindowRuns {
+    /// How many places the runs hold.
+    #[inline]
+    pub(crate) fn len(&self) -> usize {
+        self.0.iter().map(|run| run.1).sum()
+    }
+
+    /// How many runs hold places.
+    #[inline]
+    pub(crate) fn non_empty(&self) -> usize {
+        self.0.iter().map(|run| usize::from(run.1 > 0)).sum()
+    }
+
+    /// The place of the `k`-th of [`WindowRuns::len`] places, without a
+    /// branch on which run holds it.
+    #[inline]
+    pub(crate) fn place(&self, k: usize) -> usize {
+        let [(a, a_len), (b, b_len), (c, _)] = self.0;
+        let shift = [a, b.wrapping_sub(a_len), c.wrapping_sub(a_len + b_len)];
+        let run = usize::from(k >= a_len) + usize::from(k >= a_len + b_len);
+        k.wrapping_add(shift[run])
+    }
+}
+
 impl SpatialHash {
     /// Cells of `cell_size` metres covering `bounds`.
     pub fn new(bounds: Bounds, cell_size: f32) -> Result<SpatialHash, GridError> {
@@ -499,6 +531,46 @@ impl SpatialHash {
         }
     }
 
+    /// [`SpatialHash::for_each_row_range_outside`]'s runs, when they lie in
+    /// at most [`WINDOW_RUNS`] rows all after the row of `skip`'s first
+    /// place (so no row holds places before `skip`): one run a row, in row
+    /// order, the rows past the window's last left empty. `None` for other
+    /// windows (a unit near the top of its chunk, a search reaching far).
+    #[inline]
+    pub(crate) fn window_runs_outside(
+        &self,
+        point: Vec2,
+        radius: f32,
+        skip: std::ops::Range<usize>,
+    ) -> Option<WindowRuns> {
+        let places = self.order.len();
+        if skip.start >= skip.end.min(places) || radius.is_nan() || radius < 0.0 {
+            return None;
+        }
+        let [first_column, first_row, last_column, last_row] = self.window_cells(point, radius);
+        let (skip_first_row, skip_last_row) = (
+            self.row_of(skip.start),
+            self.row_of(skip.end.min(places) - 1),
+        );
+        let row = if first_row > skip_first_row && first_row < skip_last_row {
+            skip_last_row
+        } else {
+            first_row
+        };
+        if row <= skip_first_row || last_row >= row + WINDOW_RUNS {
+            return None;
+        }
+        let run = |k: usize| {
+            let (row_k, past) = ((row + k).min(last_row), row + k > last_row);
+            let row_start = self.pad + row_k * self.width;
+            let begin = (self.cell_start[row_start + first_column] as usize).max(skip.end);
+            let end = self.cell_start[row_start + last_column + 1] as usize;
+            let end = if past { begin } else { end.max(begin) };
+            (begin, end - begin)
+        };
+        Some(WindowRuns(std::array::from_fn(run)))
+    }
+
     /// The grid row of place `place`'s cell: the arithmetic of
     /// [`SpatialHash::cell_index`] on its position at the rebuild.
     #[inline]
@@ -824,13 +896,61 @@ mod tests {
                 expected.extend(run.filter(|place| !skip.contains(place)));
             });
             let mut visited = Vec::new();
-            let mut empty_runs = 0;
+            let (mut runs, mut empty_runs) = (0, 0);
             hash.for_each_row_range_outside(centre, radius, skip.clone(), |run| {
+                runs += 1;
                 empty_runs += usize::from(run.is_empty());
                 visited.extend(run);
             });
             prop_assert_eq!(empty_runs, 0);
-            prop_assert_eq!(visited, expected);
+            prop_assert_eq!(&visited, &expected);
+            if let Some(window) = hash.window_runs_outside(centre, radius, skip) {
+                let places: Vec<usize> = (0..window.len()).map(|k| window.place(k)).collect();
+                prop_assert_eq!(places, visited);
+                prop_assert_eq!(window.non_empty(), runs);
+            }
+        }
+    }
+
+    /// A sweep's windows (each place leaving out the places from its
+    /// chunk's first to itself) in at most three runs: those runs hold the
+    /// places [`SpatialHash::for_each_row_range_outside`] visits, in its
+    /// order, over as many runs that hold any; and most windows are such,
+    /// so the sweeps take them. Crowds of three densities, chunks of 150
+    /// places, windows of half a cell to one and a half.
+    #[test]
+    fn a_sweeps_windows_in_three_runs_hold_the_places_of_its_rows() {
+        let draw = |stream: u64, unit: usize| crate::random::unit_f32(21, stream, unit as u64);
+        let bounds = Bounds::new(Vec2::ZERO, Vec2::splat(120.0));
+        let mut hash = SpatialHash::new(bounds, 3.0).expect("valid grid");
+        for side in [60.0, 90.0, 120.0] {
+            let points: Vec<Vec2> = (0..600)
+                .map(|u| Vec2::new(draw(1, u), draw(2, u)) * side)
+                .collect();
+            hash.rebuild(&points);
+            let (mut windows, mut in_runs) = (0, 0);
+            for place in 0..points.len() {
+                let skip = place - place % 150..place + 1;
+                let radius = 1.5 + 3.0 * draw(3, place);
+                let centre = hash.sorted_positions()[place];
+                let (mut visited, mut runs) = (Vec::new(), 0);
+                hash.for_each_row_range_outside(centre, radius, skip.clone(), |run| {
+                    runs += 1;
+                    visited.extend(run);
+                });
+                windows += 1;
+                let Some(window) = hash.window_runs_outside(centre, radius, skip) else {
+                    continue;
+                };
+                in_runs += 1;
+                let places: Vec<usize> = (0..window.len()).map(|k| window.place(k)).collect();
+                assert_eq!(places, visited, "side {side}, place {place}");
+                assert_eq!(window.non_empty(), runs, "side {side}, place {place}");
+            }
+            assert!(
+                2 * in_runs > windows,
+                "side {side}: {in_runs} of {windows} in runs"
+            );
         }
     }
 
