@@ -565,8 +565,8 @@ impl SpatialHash {
             let row_start = self.pad + row_k * self.width;
             let begin = (self.cell_start[row_start + first_column] as usize).max(skip.end);
             let end = self.cell_start[row_start + last_column + 1] as usize;
-            let end = if past { begin } else { end.max(begin) };
-            (begin, end - begin)
+            // Multiplied rather than chosen: a branch here mispredicts.
+            (begin, end.saturating_sub(begin) * usize::from(!past))
         };
         Some(WindowRuns(std::array::from_fn(run)))
     }
