@@ -108,8 +108,10 @@
 //!    at one altitude and apart on the ground, the Newton search stops as
 //!    soon as a sample of `f` proves the pair no deeper than `d` (`f ≥ (|r|
 //!    / (|r| + d))²`); the rest are measured in full. Only the pairs that
-//!    raise the maximum are measured to the end. This sweep, too, starts
-//!    only from the active units when at most half are. The maximum is
+//!    raise the maximum are measured to the end. So that `d` starts deep,
+//!    every chunk first measures its first places (`MEASURE_FIRST`), and
+//!    then the rest from the deepest overlap any chunk found there. This
+//!    sweep, too, starts only from the active units when at most half are. The maximum is
 //!    exact; the count of overlapping pairs reported is the first sweep's.
 //!
 //! **Ground plane only.** Separation moves units only in the ground plane,
@@ -209,6 +211,13 @@ const REBUILD_DRIFT_CELLS: f32 = 2.0;
 /// A sweep cuts its places into about this many chunks
 /// ([`sweep_chunk_rows`]).
 const SWEEP_CHUNKS: usize = 12;
+/// Places each chunk of a measuring sweep measures before the rest, which
+/// start from the deepest overlap any chunk found in them, not from none:
+/// the deeper it is, the narrower their windows
+/// ([`Context::search_deeper`]). After one push of the separation
+/// benchmark's sparser crowd, the twelve chunks' first 256 places held the
+/// crowd's deepest overlap; their first 64, one a third shallower.
+const MEASURE_FIRST: usize = 256;
 
 /// The rows of a sweep's chunks for `units` units: about
 /// [`SWEEP_CHUNKS`] chunks, of [`CHUNK_ROWS`] to 4 × [`CHUNK_ROWS`] rows.
@@ -1244,7 +1253,8 @@ impl BigUnits {
 /// Measures every unit's push from the current positions into `pushes`
 /// (place order) and returns the totals.
 fn sweep(context: &Context<'_>, big: &mut BigUnits, pushes: &mut [Push]) -> Sweep {
-    let chunks = |work: fn(&mut ChunkSweep<'_>, &Context<'_>), pushes: &mut [Push]| {
+    let chunks = |work: &(dyn Fn(&mut ChunkSweep<'_>, &Context<'_>) + Sync),
+                  pushes: &mut [Push]| {
         let each = |first: usize, pushes: &mut [Push]| {
             let mut chunk = ChunkSweep {
                 first,
@@ -1258,12 +1268,25 @@ fn sweep(context: &Context<'_>, big: &mut BigUnits, pushes: &mut [Push]) -> Swee
         for_each_chunk_fold_of(pushes, rows, identity, each, Sweep::combine)
     };
     let mut totals = if context.measure_only {
-        chunks(measure_chunk, pushes)
+        // Each chunk measures its first places, then the rest knowing the
+        // deepest overlap any chunk found there.
+        let first = |chunk: &mut ChunkSweep<'_>, context: &Context<'_>| {
+            measure_chunk(chunk, context, 0..MEASURE_FIRST, Deepest::default());
+        };
+        let found = chunks(&first, pushes);
+        let deepest = Deepest {
+            m: found.depth_m,
+            rel: found.depth_rel,
+        };
+        let rest = |chunk: &mut ChunkSweep<'_>, context: &Context<'_>| {
+            measure_chunk(chunk, context, MEASURE_FIRST..usize::MAX, deepest);
+        };
+        found.combine(chunks(&rest, pushes))
     } else {
-        chunks(push_chunk, pushes)
+        chunks(&push_chunk, pushes)
     };
     if context.only_active && !context.measure_only {
-        totals = totals.combine(chunks(push_marked, pushes));
+        totals = totals.combine(chunks(&push_marked, pushes));
     }
     totals.combine(big.push_pairs(context, pushes))
 }
@@ -1632,17 +1655,24 @@ fn settle_pushes(batch: &mut Batch, chunk: &mut ChunkSweep<'_>, context: &Contex
     batch.len = 0;
 }
 
-/// The deepest overlaps of the small units at places `first..first +
-/// chunk.len()` with small units at later places (in a sweep from the
-/// active units: of the active ones, with the units at later places and
-/// the inactive ones at earlier places), into the chunk's depths. Only
-/// overlaps deeper than the chunk's deepest so far are measured to the
-/// end.
-fn measure_chunk(chunk: &mut ChunkSweep<'_>, context: &Context<'_>) {
+/// The deepest overlaps of the small units at the chunk's places `part`
+/// (counted from its first, cut at its end) with small units at later
+/// places (in a sweep from the active units: of the active ones, with the
+/// units at later places and the inactive ones at earlier places), into
+/// the chunk's depths. Only overlaps deeper than the deepest so far
+/// (`deepest` to start with) are measured to the end.
+fn measure_chunk(
+    chunk: &mut ChunkSweep<'_>,
+    context: &Context<'_>,
+    part: Range<usize>,
+    mut deepest: Deepest,
+) {
     // Nothing is pushed after the last sweep: its pushes stay as they are.
     let mut batch = Batch::default();
-    let mut deepest = Deepest::default();
-    for unit in chunk.places() {
+    let places = chunk.places();
+    let first = places.start.saturating_add(part.start).min(places.end);
+    let end = places.start.saturating_add(part.end).min(places.end);
+    for unit in first..end {
         let own = &context.bodies[unit];
         if own.radius > context.big_radius || context.only_active && !own.active {
             continue;
