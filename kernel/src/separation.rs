@@ -2130,6 +2130,93 @@ mod tests {
         );
     }
 
+    /// A row of 1 m spheres 3 m apart, one a cell, so that places follow
+    /// the units, with a movable unit between two immovable ones at place
+    /// `place` (0.4 m into its western one and 0.2 m into its eastern one,
+    /// so that one push leaves it 0.4 m into the eastern one: the deepest
+    /// overlap, measured from `place`), and shallower ones of the same kind
+    /// (0.1 m left) at every 97th place.
+    fn wedged_row(units: usize, place: usize) -> Crowd {
+        let mut position: Vec<Vec2> = (0..units)
+            .map(|k| Vec2::new(3.0 * k as f32 + 1.5, 5.0))
+            .collect();
+        let mut inv_mass = vec![1.0; units];
+        let mut wedge = |at: usize, west: f32, east: f32| {
+            position[at - 1].x = position[at].x - west;
+            position[at + 1].x = position[at].x + east;
+            inv_mass[at - 1] = 0.0;
+            inv_mass[at + 1] = 0.0;
+        };
+        for shallow in (5..units - 1).step_by(97) {
+            if shallow.abs_diff(place) > 3 {
+                wedge(shallow, 1.9, 1.95);
+            }
+        }
+        wedge(place, 1.6, 1.8);
+        Crowd {
+            position,
+            altitude: vec![0.0; units],
+            heading: vec![0.0; units],
+            shield: vec![Vec3::ONE; units],
+            inv_mass,
+        }
+    }
+
+    /// The measuring sweep's first places and the rest of each chunk,
+    /// started from the deepest overlap found in the first: the deepest
+    /// overlap left, measured from the last place of the first part, the
+    /// first of the rest, the last of a chunk, the first of the next and
+    /// their neighbours, is the one reported (a part that skips a place
+    /// misses it).
+    #[test]
+    fn the_measure_of_each_chunks_first_places_and_the_rest_misses_no_place() {
+        let units = 3 * CHUNK_ROWS;
+        let rows = sweep_chunk_rows(units);
+        let bounds = Bounds::new(
+            Vec2::splat(-10.0),
+            Vec2::new(3.0 * units as f32 + 10.0, 20.0),
+        );
+        let mut hash = SpatialHash::new(bounds, 3.0).expect("a valid grid");
+        let places = [
+            MEASURE_FIRST - 1,
+            MEASURE_FIRST,
+            MEASURE_FIRST + 1,
+            rows - 1,
+            rows,
+            rows + MEASURE_FIRST,
+        ];
+        for place in places {
+            let crowd = wedged_row(units, place);
+            hash.rebuild(&crowd.position);
+            let input = |hash| SeparationInput {
+                altitude: &crowd.altitude,
+                heading: &crowd.heading,
+                shield: &crowd.shield,
+                inv_mass: &crowd.inv_mass,
+                spatial: hash,
+                terrain: None,
+            };
+            let in_unit_order = hash.order().iter().enumerate();
+            assert!(
+                in_unit_order
+                    .into_iter()
+                    .all(|(k, &unit)| k == unit as usize)
+            );
+            let mut separation = Separation::new(bounds, 3.0, 1).expect("a valid grid");
+            let mut position = crowd.position.clone();
+            let reported = separation.pass(input(&hash), &mut position);
+            let mut left_hash = SpatialHash::new(bounds, 3.0).expect("a valid grid");
+            left_hash.rebuild(&position);
+            let mut measure = Separation::new(bounds, 3.0, 0).expect("a valid grid");
+            let left = measure.pass(input(&left_hash), &mut position.clone());
+            assert!(
+                (reported.max_overlap_m - 0.4).abs() < 1e-4
+                    && reported.max_overlap_m.to_bits() == left.max_overlap_m.to_bits(),
+                "deepest at place {place}: reported {reported:?}, left {left:?}"
+            );
+        }
+    }
+
     #[test]
     fn forward_axes_in_lanes_are_each_units_direction() {
         let heading: Vec<f32> = (0..27)
