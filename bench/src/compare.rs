@@ -7,12 +7,13 @@
 //! (every new run slower than every base run), so one noisy run on a shared
 //! machine cannot fail CI. Changes under [`MIN_CHANGE_MS`] are timer noise.
 
+use std::io::{self, Write};
 use std::path::PathBuf;
 
 use clap::Args;
 
-use crate::CliError;
 use crate::report::{Report, Spread, read_json};
+use crate::{CliError, print_to_stdout};
 
 /// Absolute changes smaller than this never count.
 pub const MIN_CHANGE_MS: f64 = 0.002;
@@ -79,14 +80,17 @@ pub fn compare(args: &CompareArgs) -> Result<bool, CliError> {
             new.units
         )));
     }
-    if base.machine.cpu != new.machine.cpu || base.threads != new.threads {
-        println!(
-            "note: base ran on {} with {} threads, new on {} with {} threads",
-            base.machine.cpu, base.threads, new.machine.cpu, new.threads
-        );
-    }
     let rows = judge(&base, &new, args.threshold / 100.0);
-    print_rows(&rows, args.threshold);
+    print_to_stdout(|out| {
+        if base.machine.cpu != new.machine.cpu || base.threads != new.threads {
+            writeln!(
+                out,
+                "note: base ran on {} with {} threads, new on {} with {} threads",
+                base.machine.cpu, base.threads, new.machine.cpu, new.threads
+            )?;
+        }
+        print_rows(out, &rows, args.threshold)
+    })?;
     Ok(rows.iter().all(|row| row.verdict != Verdict::Regressed))
 }
 
@@ -132,11 +136,12 @@ fn spread<'a>(report: &'a Report, name: &str) -> Option<&'a Spread> {
     report.repeat.as_ref()?.stage(name)
 }
 
-fn print_rows(rows: &[Row], threshold: f64) {
-    println!(
+fn print_rows(out: &mut dyn Write, rows: &[Row], threshold: f64) -> io::Result<()> {
+    writeln!(
+        out,
         "{:<11} {:>10} {:>10} {:>9}  verdict (threshold {threshold}%)",
         "stage", "base ms", "new ms", "change"
-    );
+    )?;
     for row in rows {
         let change = if row.base_ms > 0.0 {
             100.0 * (row.new_ms - row.base_ms) / row.base_ms
@@ -148,9 +153,11 @@ fn print_rows(rows: &[Row], threshold: f64) {
             Verdict::Faster => "faster",
             Verdict::Regressed => "REGRESSED",
         };
-        println!(
+        writeln!(
+            out,
             "{:<11} {:>10.4} {:>10.4} {:>+8.1}%  {verdict}",
             row.name, row.base_ms, row.new_ms, change
-        );
+        )?;
     }
+    Ok(())
 }

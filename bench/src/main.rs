@@ -10,6 +10,7 @@ mod report;
 mod run;
 mod scen;
 
+use std::io::{self, Write};
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
@@ -72,6 +73,22 @@ pub enum CliError {
     },
 }
 
+/// Runs `print` on standard output. A reader that stops reading early
+/// (`convoy-bench run | head`) ends the output quietly, not with a panic;
+/// any other failure to write is an error naming standard output.
+pub fn print_to_stdout(
+    print: impl FnOnce(&mut dyn Write) -> io::Result<()>,
+) -> Result<(), CliError> {
+    let mut out = io::stdout().lock();
+    match print(&mut out).and_then(|()| out.flush()) {
+        Err(error) if error.kind() == io::ErrorKind::BrokenPipe => Ok(()),
+        written => written.map_err(|error| CliError::Output {
+            path: "standard output".to_owned(),
+            reason: error.to_string(),
+        }),
+    }
+}
+
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
@@ -105,7 +122,7 @@ fn main() -> ExitCode {
             .iter()
             .map(|path| report::read_json(path))
             .collect::<Result<Vec<_>, _>>()
-            .map(|reports| report::print_markdown(&reports)),
+            .and_then(|reports| print_to_stdout(|out| report::print_markdown(out, &reports))),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,

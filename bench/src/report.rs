@@ -3,6 +3,7 @@
 //! The JSON schema is documented in README.md ("JSON report"); bump
 //! [`SCHEMA`] whenever a key changes meaning or disappears.
 
+use std::io::{self, Write};
 use std::path::Path;
 
 use convoy::{Profile, Quality, Sim, TimingReport};
@@ -157,8 +158,9 @@ impl Report {
 
 /// Prints the per-stage table: timings, budget, percent of budget at p99,
 /// ticks over budget, and `OVER` where p99 exceeds the budget.
-pub fn print_table(report: &Report) {
-    println!(
+pub fn print_table(out: &mut dyn Write, report: &Report) -> io::Result<()> {
+    writeln!(
+        out,
         "profile {} ({}): {} units, {} ticks of {:.4} s, {} threads on {} ({} cores)",
         report.profile,
         report.profile_source,
@@ -168,13 +170,15 @@ pub fn print_table(report: &Report) {
         report.threads,
         report.machine.cpu,
         report.machine.cores,
-    );
-    println!(
+    )?;
+    writeln!(
+        out,
         "{:<11} {:>8} {:>8} {:>8} {:>8} {:>8} {:>9} {:>8} {:>6}",
         "stage", "mean ms", "p50 ms", "p95 ms", "p99 ms", "max ms", "budget ms", "p99 use", "over"
-    );
+    )?;
     for row in report.stages.iter().chain([&report.tick]) {
-        println!(
+        writeln!(
+            out,
             "{:<11} {:>8.3} {:>8.3} {:>8.3} {:>8.3} {:>8.3} {:>9.3} {:>7.1}% {:>6}{}",
             row.name,
             row.mean_ms,
@@ -186,7 +190,7 @@ pub fn print_table(report: &Report) {
             row.budget_used_p99(),
             row.over_budget_ticks,
             if row.is_over() { "  OVER" } else { "" },
-        );
+        )?;
     }
     for row in &report.stages {
         if !row.counters.is_empty() {
@@ -195,18 +199,24 @@ pub fn print_table(report: &Report) {
                 .iter()
                 .map(|(name, value)| format!("{name}={}", figure(*value)))
                 .collect();
-            println!("  {:<9} {}", row.name, counters.join(" "));
+            writeln!(out, "  {:<9} {}", row.name, counters.join(" "))?;
         }
     }
     let quality = &report.quality;
-    println!(
+    writeln!(
+        out,
         "quality   arrived={} collisions_per_1000_unit_ticks={:.3} mean_speed_fraction={:.3} stuck={}",
         quality.arrived,
         quality.collisions_per_1000_unit_ticks,
         quality.mean_speed_fraction,
         quality.stuck,
-    );
-    println!("checksum {}  wall {:.2} s", report.checksum, report.wall_s);
+    )?;
+    writeln!(
+        out,
+        "checksum {}  wall {:.2} s",
+        report.checksum, report.wall_s
+    )?;
+    Ok(())
 }
 
 /// Writes the report as pretty JSON.
@@ -247,14 +257,14 @@ pub fn read_json(path: &Path) -> Result<Report, CliError> {
 
 /// Prints a Markdown table, one row per stage (and the whole tick), one
 /// p50 / p99 column pair per report: the README's performance table.
-pub fn print_markdown(reports: &[Report]) {
+pub fn print_markdown(out: &mut dyn Write, reports: &[Report]) -> io::Result<()> {
     let mut header = String::from("| stage |");
     let mut rule = String::from("|---|");
     for report in reports {
         header += &format!(" {} units p50 ms | p99 ms |", thousands(report.units));
         rule += "---:|---:|";
     }
-    println!("{header}\n{rule}");
+    writeln!(out, "{header}\n{rule}")?;
     let rows = reports.first().map_or(0, |report| report.stages.len() + 1);
     for row in 0..rows {
         let pick = |report: &Report| report.stages.get(row).unwrap_or(&report.tick).clone();
@@ -267,8 +277,9 @@ pub fn print_markdown(reports: &[Report]) {
             let figures = pick(report);
             line += &format!(" {:.3} | {:.3} |", figures.p50_ms, figures.p99_ms);
         }
-        println!("{line}");
+        writeln!(out, "{line}")?;
     }
+    Ok(())
 }
 
 fn thousands(value: usize) -> String {

@@ -9,6 +9,7 @@ use convoy::Profile;
 use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::CliError;
+use crate::print_to_stdout;
 use crate::report::{Repeat, Report, TickChecksum, print_table, write_json};
 
 /// The default profile, compiled in (a copy of `profiles/default.toml`).
@@ -111,7 +112,7 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
         report.repeat = Some(Repeat::from_runs(&runs));
     }
     if !args.quiet {
-        print_table(&report);
+        print_to_stdout(|out| print_table(out, &report))?;
     }
     if let Some(path) = &args.json {
         write_json(&report, path)?;

@@ -12,6 +12,7 @@
 //! inside of a blocked cell.
 
 use std::fmt::Write as _;
+use std::io;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -25,7 +26,7 @@ use convoy::nav::{Cell, CostGrid, GridPlanner, Mobility};
 use rayon::prelude::*;
 use serde::Serialize;
 
-use crate::CliError;
+use crate::{CliError, print_to_stdout};
 
 /// Which planner answers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, Serialize)]
@@ -159,7 +160,7 @@ pub fn scen(args: &ScenArgs) -> Result<bool, CliError> {
         &answers,
         wall,
     );
-    print_summary(&summary, &args.map);
+    print_to_stdout(|out| print_summary(out, &summary, &args.map))?;
     if let Some(path) = &args.csv {
         write_csv(path, &scenarios, &answers)?;
     }
@@ -328,32 +329,37 @@ fn summarise(
     }
 }
 
-fn print_summary(summary: &Summary, map: &Path) {
-    println!(
+fn print_summary(out: &mut dyn io::Write, summary: &Summary, map: &Path) -> io::Result<()> {
+    writeln!(
+        out,
         "{} ({:?} backend, {} threads)",
         map.display(),
         summary.backend,
         summary.threads
-    );
+    )?;
     if let Some(leaves) = summary.leaves {
-        println!(
+        writeln!(
+            out,
             "  quadtree leaves   {leaves} for {} grid cells",
             summary.grid_cells
-        );
+        )?;
     }
-    println!("  queries           {}", summary.queries);
-    println!("  mismatches        {}", summary.mismatches);
-    println!("  invalid paths     {}", summary.invalid);
-    println!("  unreachable       {}", summary.unreachable);
-    println!(
+    writeln!(out, "  queries           {}", summary.queries)?;
+    writeln!(out, "  mismatches        {}", summary.mismatches)?;
+    writeln!(out, "  invalid paths     {}", summary.invalid)?;
+    writeln!(out, "  unreachable       {}", summary.unreachable)?;
+    writeln!(
+        out,
         "  length ratio      mean {:.4}  max {:.4}",
         summary.length_ratio_mean, summary.length_ratio_max
-    );
-    println!(
+    )?;
+    writeln!(
+        out,
         "  µs per query      mean {:.1}  p99 {:.1}",
         summary.mean_us, summary.p99_us
-    );
-    println!("  queries per s     {:.0}", summary.queries_per_s);
+    )?;
+    writeln!(out, "  queries per s     {:.0}", summary.queries_per_s)?;
+    Ok(())
 }
 
 fn write_csv(path: &Path, scenarios: &[Scenario], answers: &[Answer]) -> Result<(), CliError> {

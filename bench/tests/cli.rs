@@ -4,6 +4,7 @@
 #![allow(clippy::unwrap_used)]
 
 use std::path::PathBuf;
+use std::process::{Command, Stdio};
 
 mod common;
 use common::{assert_refused, convoy_bench, temp_path};
@@ -128,6 +129,40 @@ fn the_same_run_twice_gives_the_same_checksum() {
         report["checksum"].as_str().unwrap().to_owned()
     };
     assert_eq!(checksum("1"), checksum("2"));
+}
+
+/// `convoy-bench run | head`: a reader that closes the pipe before the
+/// table is printed ends the output quietly, exit code 0, not a panic.
+#[test]
+fn a_reader_that_stops_reading_ends_the_output_quietly() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_convoy-bench"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args(["run", "--ticks", "30", "--units", "3000"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Closed while the run simulates, before anything is printed.
+    drop(child.stdout.take());
+    let output = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{:?}: {stderr}", output.status);
+    assert!(stderr.is_empty(), "{stderr}");
+}
+
+/// Output that cannot be written (a full disk) is refused in one line
+/// naming standard output, exit code 2.
+#[cfg(target_os = "linux")]
+#[test]
+fn output_that_cannot_be_written_is_named() {
+    let full = std::fs::File::create("/dev/full").unwrap();
+    let output = Command::new(env!("CARGO_BIN_EXE_convoy-bench"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args(["run", "--ticks", "5", "--units", "500"])
+        .stdout(Stdio::from(full))
+        .output()
+        .unwrap();
+    assert_refused(&output, &["standard output"]);
 }
 
 #[test]
