@@ -111,8 +111,9 @@
 //!    raise the maximum are measured to the end. So that `d` starts deep,
 //!    every chunk first measures its first places (`MEASURE_FIRST`), and
 //!    then the rest from the deepest overlap any chunk found there. This
-//!    sweep, too, starts only from the active units when at most half are. The maximum is
-//!    exact; the count of overlapping pairs reported is the first sweep's.
+//!    sweep, too, starts only from the active units when at most half are.
+//!    The maximum is exact; the count of overlapping pairs reported is the
+//!    first sweep's.
 //!
 //! **Ground plane only.** Separation moves units only in the ground plane,
 //! airborne ones included: altitude belongs to the flight model, and nothing

@@ -131,7 +131,7 @@ pub(crate) const WINDOW_RUNS: usize = 3;
 /// A window's runs of places, one a row: `(first place, length)`, some
 /// empty.
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct WindowRuns(pub [(usize, usize); WINDOW_RUNS]);
+pub(crate) struct WindowRuns([(usize, usize); WINDOW_RUNS]);
 
 impl WindowRuns {
     /// How many places the runs hold.
