@@ -1617,23 +1617,25 @@ fn settle_pushes(batch: &mut Batch, chunk: &mut ChunkSweep<'_>, context: &Contex
         return;
     }
     let contacts = batch.contacts(context.bodies, [1.0; LANES]);
-    let level = LevelOverlaps::of(batch, contacts.f, context.bodies);
-    let mut below_one = level.below_one;
+    let mut below_one = lanes_below_one(contacts.f, batch.len);
+    // Where few pairs overlap (the default profile's crowd), one at a time
+    // costs less than all eight lanes.
+    let level = (below_one.count_ones() >= LEVEL_LANES_MIN)
+        .then(|| LevelOverlaps::of(batch, contacts.f, context.bodies));
     while below_one != 0 {
         let lane = below_one.trailing_zeros() as usize;
         below_one &= below_one - 1;
         let (unit, other) = (batch.first[lane], batch.second[lane]);
         let (own, them) = (&context.bodies[unit], &context.bodies[other]);
-        let overlap = if level.level & (1 << lane) != 0 {
-            level.overlap(lane)
-        } else {
-            resolve(
+        let overlap = match &level {
+            Some(level) if level.level & (1 << lane) != 0 => level.overlap(lane),
+            _ => resolve(
                 own,
                 them,
                 batch.offset[lane],
                 contacts.f[lane],
                 unit < other,
-            )
+            ),
         };
         let Some(overlap) = overlap else {
             continue;
@@ -1815,14 +1817,23 @@ fn may_overlap(a: &Body, b: &Body, offset: Vec3) -> bool {
     (offset.length_squared() < reach * reach) & (offset.z.abs() < a.half_height + b.half_height)
 }
 
+/// Bit `k` set: lane `k` of a batch of `len` queued pairs, whose contact
+/// functions are `f`, holds a pair whose contact function is below 1 (NaN
+/// is not): one that may overlap.
+#[inline]
+fn lanes_below_one(f: [f32; LANES], len: usize) -> u32 {
+    f32x8::new(f).simd_lt(f32x8::ONE).to_bitmask() & ((1 << len) - 1)
+}
+
+/// Lanes below 1 a settled batch needs before its depths are found in
+/// SIMD lanes ([`LevelOverlaps`]) rather than one at a time.
+const LEVEL_LANES_MIN: u32 = 2;
+
 /// What [`resolve`] finds for the queued pairs of a [`Batch`] that are at
 /// one altitude and apart on the ground, for all its lanes at once in SIMD
 /// lanes with the same arithmetic (so the same bits). The others take the
 /// horizontal search, one at a time.
 struct LevelOverlaps {
-    /// Bit `k` set: lane `k` holds a queued pair whose contact function is
-    /// below 1 (NaN is not), which may overlap.
-    below_one: u32,
     /// Bit `k` set: lane `k`'s pair is at one altitude and apart on the
     /// ground, so its overlap is the lanes'.
     level: u32,
@@ -1855,9 +1866,7 @@ impl LevelOverlaps {
         // `resolve`'s arithmetic, lane by lane.
         let across = (x * x + y * y).sqrt();
         let depth = across * (f32x8::ONE / f.sqrt() - f32x8::ONE);
-        let queued = (1_u32 << batch.len) - 1;
         LevelOverlaps {
-            below_one: f.simd_lt(f32x8::ONE).to_bitmask() & queued,
             level: (across.simd_gt(f32x8::ZERO) & z.simd_eq(f32x8::ZERO)).to_bitmask(),
             deep: (depth.is_finite() & depth.simd_gt(f32x8::ZERO)).to_bitmask(),
             direction_x: (x / across).to_array(),
@@ -2088,8 +2097,9 @@ mod tests {
                 _ => value(21 + lane as u64),
             });
             let lanes = LevelOverlaps::of(&batch, f, &bodies);
+            let lanes_below_one = lanes_below_one(f, batch.len);
             assert_eq!(
-                lanes.below_one >> batch.len,
+                lanes_below_one >> batch.len,
                 0,
                 "draw {draw}: lanes past the queue"
             );
@@ -2097,7 +2107,7 @@ mod tests {
                 let (a, b) = (&bodies[batch.first[lane]], &bodies[batch.second[lane]]);
                 let offset = batch.offset[lane];
                 let expected = resolve(a, b, offset, f[lane], true);
-                let below_one = lanes.below_one & (1 << lane) != 0;
+                let below_one = lanes_below_one & (1 << lane) != 0;
                 assert_eq!(below_one, f[lane] < 1.0, "draw {draw}, lane {lane}");
                 let level = lanes.level & (1 << lane) != 0;
                 let across = offset.truncate().length();
