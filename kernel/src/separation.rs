@@ -1322,14 +1322,21 @@ impl Batch {
         self.len == LANES
     }
 
+    /// The queued slot SIMD lane `k` reads: its own below `len`; past it,
+    /// whose slots hold earlier batches' pairs or none, the first pair.
+    #[inline]
+    fn lane(&self, k: usize) -> usize {
+        if k < self.len { k } else { 0 }
+    }
+
     /// The exact contact functions of the queued pairs (lanes past `len`
-    /// repeat the first pair), each stopping once it reaches its `level`.
+    /// repeat the first pair, [`Batch::lane`]), each stopping once it
+    /// reaches its `level`.
     fn contacts(&self, bodies: &[Body], level: [f32; LANES]) -> Contacts8 {
-        let lane = |k: usize| if k < self.len { k } else { 0 };
-        let level = std::array::from_fn(|k| level[lane(k)]);
-        let first = std::array::from_fn(|k| &bodies[self.first[lane(k)]].shape);
-        let second = std::array::from_fn(|k| &bodies[self.second[lane(k)]].shape);
-        let offset = std::array::from_fn(|k| self.offset[lane(k)]);
+        let level = std::array::from_fn(|k| level[self.lane(k)]);
+        let first = std::array::from_fn(|k| &bodies[self.first[self.lane(k)]].shape);
+        let second = std::array::from_fn(|k| &bodies[self.second[self.lane(k)]].shape);
+        let offset = std::array::from_fn(|k| self.offset[self.lane(k)]);
         contact_functions_until(
             &Shapes8::from_lanes(first),
             &Shapes8::from_lanes(second),
@@ -1855,12 +1862,9 @@ impl LevelOverlaps {
             |axis: fn(&Vec3) -> f32| f32x8::new(std::array::from_fn(|k| axis(&batch.offset[k])));
         let (x, y, z) = (offset(|r| r.x), offset(|r| r.y), offset(|r| r.z));
         let smallest = f32x8::new(std::array::from_fn(|k| {
-            let (first, second) = (batch.first[k], batch.second[k]);
-            // Lanes past the queue hold earlier pairs' places or none.
-            match (bodies.get(first), bodies.get(second)) {
-                (Some(a), Some(b)) => a.smallest.min(b.smallest),
-                _ => 1.0,
-            }
+            let slot = batch.lane(k);
+            let (a, b) = (&bodies[batch.first[slot]], &bodies[batch.second[slot]]);
+            a.smallest.min(b.smallest)
         }));
         let f = f32x8::new(f);
         // `resolve`'s arithmetic, lane by lane.

@@ -157,6 +157,28 @@ impl WindowRuns {
     }
 }
 
+/// The grid rows of the first and last places a window search leaves out.
+/// The rows strictly between them hold only left-out places (a row's
+/// places come after every place of the rows before it).
+#[derive(Clone, Copy, Debug, Default)]
+struct SkippedRows {
+    first: usize,
+    last: usize,
+}
+
+impl SkippedRows {
+    /// The first row at or after `row` not wholly inside the left-out
+    /// places.
+    #[inline]
+    fn outside(self, row: usize) -> usize {
+        if row > self.first && row < self.last {
+            self.last
+        } else {
+            row
+        }
+    }
+}
+
 impl SpatialHash {
     /// Cells of `cell_size` metres covering `bounds`.
     pub fn new(bounds: Bounds, cell_size: f32) -> Result<SpatialHash, GridError> {
@@ -499,21 +521,8 @@ impl SpatialHash {
         }
         let [first_column, first_row, last_column, last_row] = self.window_cells(point, radius);
         // No row is wholly inside `skip` when it holds no place.
-        let skipped = skip.start..skip.end.min(self.order.len());
-        let (skip_first_row, skip_last_row) = if skipped.is_empty() {
-            (0, 0)
-        } else {
-            (self.row_of(skipped.start), self.row_of(skipped.end - 1))
-        };
-        // The first row at or after `row` not wholly inside `skip`.
-        let outside = |row: usize| {
-            if row > skip_first_row && row < skip_last_row {
-                skip_last_row
-            } else {
-                row
-            }
-        };
-        let mut row = outside(first_row);
+        let skipped = self.skipped_rows(&skip).unwrap_or_default();
+        let mut row = skipped.outside(first_row);
         while row <= last_row {
             let row_start = self.pad + row * self.width;
             let begin = self.cell_start[row_start + first_column] as usize;
@@ -527,7 +536,7 @@ impl SpatialHash {
                     visit(part);
                 }
             }
-            row = outside(row + 1);
+            row = skipped.outside(row + 1);
         }
     }
 
@@ -543,21 +552,13 @@ impl SpatialHash {
         radius: f32,
         skip: std::ops::Range<usize>,
     ) -> Option<WindowRuns> {
-        let places = self.order.len();
-        if skip.start >= skip.end.min(places) || radius.is_nan() || radius < 0.0 {
+        if radius.is_nan() || radius < 0.0 {
             return None;
         }
+        let skipped = self.skipped_rows(&skip)?;
         let [first_column, first_row, last_column, last_row] = self.window_cells(point, radius);
-        let (skip_first_row, skip_last_row) = (
-            self.row_of(skip.start),
-            self.row_of(skip.end.min(places) - 1),
-        );
-        let row = if first_row > skip_first_row && first_row < skip_last_row {
-            skip_last_row
-        } else {
-            first_row
-        };
-        if row <= skip_first_row || last_row >= row + WINDOW_RUNS {
+        let row = skipped.outside(first_row);
+        if row <= skipped.first || last_row >= row + WINDOW_RUNS {
             return None;
         }
         let run = |k: usize| {
@@ -569,6 +570,17 @@ impl SpatialHash {
             (begin, end.saturating_sub(begin) * usize::from(!past))
         };
         Some(WindowRuns(std::array::from_fn(run)))
+    }
+
+    /// The grid rows of the first and last of the places in `skip`; `None`
+    /// when it holds none.
+    #[inline]
+    fn skipped_rows(&self, skip: &std::ops::Range<usize>) -> Option<SkippedRows> {
+        let end = skip.end.min(self.order.len());
+        (skip.start < end).then(|| SkippedRows {
+            first: self.row_of(skip.start),
+            last: self.row_of(end - 1),
+        })
     }
 
     /// The grid row of place `place`'s cell: the arithmetic of
