@@ -157,7 +157,7 @@ use crate::ellipsoid::{
 use crate::instrument::zone;
 use crate::nav::WorldMap;
 use crate::parallel::{CHUNK_ROWS, for_each_chunk, for_each_chunk_fold, for_each_chunk_fold_of};
-use crate::spatial::{Bounds, GridError, SpatialHash, WindowRuns};
+use crate::spatial::{Bounds, GridError, Skip, SpatialHash, WindowRuns};
 
 /// A pair still counts as overlapping when its depth exceeds this fraction of
 /// the smaller shield's smallest semi-axis; below it the pass has converged.
@@ -1214,7 +1214,8 @@ impl BigUnits {
             let unit = unit as usize;
             let own = &bodies[unit];
             let search = context.search(own);
-            let examined = for_each_candidate(context, unit, search, unit..unit + 1, |other| {
+            let skip = context.hash.skip(unit..unit + 1);
+            let examined = for_each_candidate(context, unit, search, &skip, |other| {
                 push_pair(unit, other, context, pushes, &mut totals);
             });
             examined.count_in(&mut totals);
@@ -1388,7 +1389,7 @@ fn for_each_candidate(
     context: &Context<'_>,
     unit: usize,
     search: f32,
-    skip: Range<usize>,
+    skip: &Skip,
     mut visit: impl FnMut(usize),
 ) -> Examined {
     let point = context.hash.sorted_positions()[unit];
@@ -1476,6 +1477,7 @@ fn push_chunk(chunk: &mut ChunkSweep<'_>, context: &Context<'_>) {
     chunk.pushes.fill(Push::default());
     let (first, chunk_end) = (chunk.first, chunk.places().end);
     let mut batch = Batch::default();
+    let mut skips = context.hash.sweep_skips(first, first);
     for unit in first..chunk_end {
         let own = &context.bodies[unit];
         if own.radius > context.big_radius || context.only_active && !own.active {
@@ -1484,9 +1486,9 @@ fn push_chunk(chunk: &mut ChunkSweep<'_>, context: &Context<'_>) {
         // Earlier places of this chunk already tested their pairs with this
         // one (all, or the active ones).
         let skip = if context.only_active {
-            unit..unit + 1
+            skips.only(unit)
         } else {
-            first..unit + 1
+            skips.through(unit)
         };
         let takes = |other: usize, them: &Body| {
             let shared = (first..chunk_end).contains(&other);
@@ -1495,7 +1497,7 @@ fn push_chunk(chunk: &mut ChunkSweep<'_>, context: &Context<'_>) {
             // (and measures itself), nor one the other side tested.
             (moves || shared && them.inv_mass != 0.0) && !(shared && other < unit && them.active)
         };
-        queue_pushes(unit, skip, takes, &mut batch, chunk, context);
+        queue_pushes(unit, &skip, takes, &mut batch, chunk, context);
     }
     settle_pushes(&mut batch, chunk, context);
 }
@@ -1505,7 +1507,7 @@ fn push_chunk(chunk: &mut ChunkSweep<'_>, context: &Context<'_>) {
 /// full batches ([`settle_pushes`]), and counts them in the chunk's totals.
 fn queue_pushes(
     unit: usize,
-    skip: Range<usize>,
+    skip: &Skip,
     takes: impl Fn(usize, &Body) -> bool,
     batch: &mut Batch,
     chunk: &mut ChunkSweep<'_>,
@@ -1548,7 +1550,7 @@ fn queue_pushes(
 fn queue_candidates_without_branch(
     unit: usize,
     search: f32,
-    skip: Range<usize>,
+    skip: &Skip,
     takes: impl Fn(usize, &Body) -> bool,
     batch: &mut Batch,
     chunk: &mut ChunkSweep<'_>,
@@ -1569,7 +1571,7 @@ fn queue_candidates_without_branch(
         }
     };
     let hash = context.hash;
-    match hash.window_runs_outside(point, search, skip.clone()) {
+    match hash.window_runs_outside(point, search, skip) {
         // One loop over the window's places: no branch on each row's end
         // and each run's emptiness, which mispredict.
         Some(runs) => {
@@ -1590,21 +1592,15 @@ fn queue_candidates_without_branch(
 /// units of other chunks, each pushing only its own unit.
 fn push_marked(chunk: &mut ChunkSweep<'_>, context: &Context<'_>) {
     let chunk_places = chunk.places();
+    let skip = context.hash.skip(chunk_places.clone());
     let mut batch = Batch::default();
-    for unit in chunk_places.clone() {
+    for unit in chunk_places {
         // A plain load first: most places are not marked, and a swap would
         // lock the bus for each.
         if context.marked[unit].load(Ordering::Relaxed) {
             context.marked[unit].store(false, Ordering::Relaxed);
             let takes = |_, them: &Body| them.active;
-            queue_pushes(
-                unit,
-                chunk_places.clone(),
-                takes,
-                &mut batch,
-                chunk,
-                context,
-            );
+            queue_pushes(unit, &skip, takes, &mut batch, chunk, context);
         }
     }
     settle_pushes(&mut batch, chunk, context);
@@ -1682,6 +1678,10 @@ fn measure_chunk(
     let places = chunk.places();
     let first = places.start.saturating_add(part.start).min(places.end);
     let end = places.start.saturating_add(part.end).min(places.end);
+    if first == end {
+        return;
+    }
+    let mut skips = context.hash.sweep_skips(0, first);
     for unit in first..end {
         let own = &context.bodies[unit];
         if own.radius > context.big_radius || context.only_active && !own.active {
@@ -1692,11 +1692,11 @@ fn measure_chunk(
         // Earlier places tested their pairs with this one (all, or the
         // active ones).
         let skip = if context.only_active {
-            unit..unit + 1
+            skips.only(unit)
         } else {
-            0..unit + 1
+            skips.through(unit)
         };
-        let examined = for_each_candidate(context, unit, search, skip, |other| {
+        let examined = for_each_candidate(context, unit, search, &skip, |other| {
             let them = &context.bodies[other];
             let offset = them.centre - own.centre;
             if own.inv_mass + them.inv_mass == 0.0

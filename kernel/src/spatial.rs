@@ -160,7 +160,7 @@ impl WindowRuns {
 /// The grid rows of the first and last places a window search leaves out.
 /// The rows strictly between them hold only left-out places (a row's
 /// places come after every place of the rows before it).
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 struct SkippedRows {
     first: usize,
     last: usize,
@@ -175,6 +175,75 @@ impl SkippedRows {
             self.last
         } else {
             row
+        }
+    }
+}
+
+/// Places a window search leaves out
+/// ([`SpatialHash::for_each_row_range_outside`]), with the grid rows of the
+/// first and last of them: made by [`SpatialHash::skip`], or, for a sweep,
+/// by [`SweepSkips`].
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Skip {
+    places: std::ops::Range<usize>,
+    /// `None` when `places` holds no place of the hash.
+    rows: Option<SkippedRows>,
+}
+
+/// The [`Skip`]s of a sweep that visits places in increasing order and
+/// leaves out, for each, the places from a fixed first one through its own
+/// (or its own alone). The rows of those places are walked from one place
+/// to the next along the grid rows' first places (a row's places come
+/// after every place of the rows before it), not found again from each
+/// place's position.
+#[derive(Clone, Debug)]
+pub(crate) struct SweepSkips<'a> {
+    hash: &'a SpatialHash,
+    first: usize,
+    first_row: usize,
+    /// The row of the last place asked for, and the first place of the
+    /// next row.
+    row: usize,
+    next_row_start: usize,
+}
+
+impl SweepSkips<'_> {
+    /// The grid row of `place`, which is at or after the last one asked
+    /// for.
+    #[inline]
+    fn row_through(&mut self, place: usize) -> usize {
+        debug_assert!(place < self.hash.len(), "place {place} is past the hash");
+        while place >= self.next_row_start {
+            self.row += 1;
+            self.next_row_start = self.hash.row_start(self.row + 1);
+        }
+        self.row
+    }
+
+    /// The places from the first through `place` (at or after the last one
+    /// asked for).
+    #[inline]
+    pub(crate) fn through(&mut self, place: usize) -> Skip {
+        let last = self.row_through(place);
+        Skip {
+            places: self.first..place + 1,
+            rows: Some(SkippedRows {
+                first: self.first_row,
+                last,
+            }),
+        }
+    }
+
+    /// `place` (at or after the last one asked for) alone.
+    #[inline]
+    pub(crate) fn only(&mut self, place: usize) -> Skip {
+        let row = self.row_through(place);
+        Skip {
+            places: place..place + 1,
+            rows: Some(SkippedRows {
+                first: row,
+                last: row,
+            }),
         }
     }
 }
@@ -511,17 +580,17 @@ impl SpatialHash {
         &self,
         point: Vec2,
         radius: f32,
-        skip: std::ops::Range<usize>,
+        skip: &Skip,
         mut visit: impl FnMut(std::ops::Range<usize>),
     ) {
-        debug_assert!(skip.start <= skip.end, "skip {skip:?} is reversed");
         // Also refuses NaN and negative radii, whose windows would be inverted.
         if self.order.is_empty() || radius.is_nan() || radius < 0.0 {
             return;
         }
         let [first_column, first_row, last_column, last_row] = self.window_cells(point, radius);
         // No row is wholly inside `skip` when it holds no place.
-        let skipped = self.skipped_rows(&skip).unwrap_or_default();
+        let skipped = skip.rows.unwrap_or_default();
+        let skip = &skip.places;
         let mut row = skipped.outside(first_row);
         while row <= last_row {
             let row_start = self.pad + row * self.width;
@@ -550,12 +619,13 @@ impl SpatialHash {
         &self,
         point: Vec2,
         radius: f32,
-        skip: std::ops::Range<usize>,
+        skip: &Skip,
     ) -> Option<WindowRuns> {
         if radius.is_nan() || radius < 0.0 {
             return None;
         }
-        let skipped = self.skipped_rows(&skip)?;
+        let skipped = skip.rows?;
+        let skip = &skip.places;
         let [first_column, first_row, last_column, last_row] = self.window_cells(point, radius);
         let row = skipped.outside(first_row);
         if row <= skipped.first || last_row >= row + WINDOW_RUNS {
@@ -572,15 +642,37 @@ impl SpatialHash {
         Some(WindowRuns(std::array::from_fn(run)))
     }
 
-    /// The grid rows of the first and last of the places in `skip`; `None`
-    /// when it holds none.
-    #[inline]
-    fn skipped_rows(&self, skip: &std::ops::Range<usize>) -> Option<SkippedRows> {
-        let end = skip.end.min(self.order.len());
-        (skip.start < end).then(|| SkippedRows {
-            first: self.row_of(skip.start),
+    /// The places `places` for window searches to leave out
+    /// ([`SpatialHash::for_each_row_range_outside`]).
+    pub(crate) fn skip(&self, places: std::ops::Range<usize>) -> Skip {
+        let end = places.end.min(self.order.len());
+        let rows = (places.start < end).then(|| SkippedRows {
+            first: self.row_of(places.start),
             last: self.row_of(end - 1),
-        })
+        });
+        Skip { places, rows }
+    }
+
+    /// The skips of a sweep that leaves out, for each place from `from` on
+    /// (in increasing order), the places from `first` through it, or it
+    /// alone ([`SweepSkips`]); `first` and `from` are places of the hash.
+    pub(crate) fn sweep_skips(&self, first: usize, from: usize) -> SweepSkips<'_> {
+        debug_assert!(first <= from && from < self.len(), "places {first}, {from}");
+        let row = self.row_of(from);
+        SweepSkips {
+            hash: self,
+            first,
+            first_row: self.row_of(first),
+            row,
+            next_row_start: self.row_start(row + 1),
+        }
+    }
+
+    /// The first place of grid row `row` (the number of places, for the row
+    /// after the last).
+    #[inline]
+    fn row_start(&self, row: usize) -> usize {
+        self.cell_start[self.pad + row * self.width] as usize
     }
 
     /// The grid row of place `place`'s cell: the arithmetic of
@@ -909,14 +1001,15 @@ mod tests {
             });
             let mut visited = Vec::new();
             let (mut runs, mut empty_runs) = (0, 0);
-            hash.for_each_row_range_outside(centre, radius, skip.clone(), |run| {
+            let skip = hash.skip(skip);
+            hash.for_each_row_range_outside(centre, radius, &skip, |run| {
                 runs += 1;
                 empty_runs += usize::from(run.is_empty());
                 visited.extend(run);
             });
             prop_assert_eq!(empty_runs, 0);
             prop_assert_eq!(&visited, &expected);
-            if let Some(window) = hash.window_runs_outside(centre, radius, skip) {
+            if let Some(window) = hash.window_runs_outside(centre, radius, &skip) {
                 let places: Vec<usize> = (0..window.len()).map(|k| window.place(k)).collect();
                 prop_assert_eq!(places, visited);
                 prop_assert_eq!(window.non_empty(), runs);
@@ -925,11 +1018,14 @@ mod tests {
     }
 
     /// A sweep's windows (each place leaving out the places from its
-    /// chunk's first to itself) in at most three runs: those runs hold the
+    /// chunk's first, or from the first of all, to itself) in at most three runs: those runs hold the
     /// places [`SpatialHash::for_each_row_range_outside`] visits, in its
     /// order, over as many runs that hold any; and most windows are such,
-    /// so the sweeps take them. Crowds of three densities, chunks of 150
-    /// places, windows of half a cell to one and a half.
+    /// so the sweeps take them. The sweep's skips, their rows walked from
+    /// place to place ([`SweepSkips`]), are those looked up from the
+    /// places' positions ([`SpatialHash::skip`]). Crowds of three
+    /// densities, chunks of 150 places, windows of half a cell to one and
+    /// a half.
     #[test]
     fn a_sweeps_windows_in_three_runs_hold_the_places_of_its_rows() {
         let draw = |stream: u64, unit: usize| crate::random::unit_f32(21, stream, unit as u64);
@@ -941,17 +1037,36 @@ mod tests {
                 .collect();
             hash.rebuild(&points);
             let (mut windows, mut in_runs) = (0, 0);
+            let mut alone = hash.sweep_skips(0, 0);
+            let mut chunk = hash.sweep_skips(0, 0);
             for place in 0..points.len() {
-                let skip = place - place % 150..place + 1;
+                // Every other chunk leaves out every earlier place, as the
+                // measuring sweep does.
+                let first = if place / 150 % 2 == 1 {
+                    0
+                } else {
+                    place - place % 150
+                };
+                if place % 150 == 0 {
+                    chunk = hash.sweep_skips(first, place);
+                }
+                let skip = hash.skip(first..place + 1);
+                assert_eq!(chunk.through(place), skip, "side {side}, place {place}");
+                // Asked for every 37th place alone, as a sweep from the
+                // active units jumps over the inactive ones' rows.
+                if place % 37 == 0 {
+                    let only = hash.skip(place..place + 1);
+                    assert_eq!(alone.only(place), only, "side {side}, place {place}");
+                }
                 let radius = 1.5 + 3.0 * draw(3, place);
                 let centre = hash.sorted_positions()[place];
                 let (mut visited, mut runs) = (Vec::new(), 0);
-                hash.for_each_row_range_outside(centre, radius, skip.clone(), |run| {
+                hash.for_each_row_range_outside(centre, radius, &skip, |run| {
                     runs += 1;
                     visited.extend(run);
                 });
                 windows += 1;
-                let Some(window) = hash.window_runs_outside(centre, radius, skip) else {
+                let Some(window) = hash.window_runs_outside(centre, radius, &skip) else {
                     continue;
                 };
                 in_runs += 1;
