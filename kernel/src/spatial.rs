@@ -645,6 +645,7 @@ impl SpatialHash {
     /// The places `places` for window searches to leave out
     /// ([`SpatialHash::for_each_row_range_outside`]).
     pub(crate) fn skip(&self, places: std::ops::Range<usize>) -> Skip {
+        debug_assert!(places.start <= places.end, "skip {places:?} is reversed");
         let end = places.end.min(self.order.len());
         let rows = (places.start < end).then(|| SkippedRows {
             first: self.row_of(places.start),
