@@ -25,9 +25,11 @@
 //!    capital ships): they go on a short list, sized at
 //!    [`Separation::reserve`], so that they never widen everyone else's
 //!    search.
-//! 2. **Sweep (Jacobi).** Places are cut into chunks, one task each, of
-//!    2,048 to 8,192 places (about a twelfth of the units: the size depends
-//!    on the unit count alone). Every small unit takes as candidates the
+//! 2. **Sweep (Jacobi).** Places are cut into chunks, one task each: from
+//!    8,192 units, twelve chunks of one size (above 196,608 units, a
+//!    multiple of twelve of at most 16,384 places), so that two, three or
+//!    four threads share them evenly; below, chunks of 2,048 (the size
+//!    depends on the unit count alone). Every small unit takes as candidates the
 //!    units in the hash cells under a square about its hashed position, of
 //!    half-side its own bounding radius and *travel* (how far it is from
 //!    where the hash saw it), plus the largest small bounding radius and
@@ -156,7 +158,9 @@ use crate::ellipsoid::{
 };
 use crate::instrument::zone;
 use crate::nav::WorldMap;
-use crate::parallel::{CHUNK_ROWS, for_each_chunk, for_each_chunk_fold, for_each_chunk_fold_of};
+use crate::parallel::{
+    CHUNK_ROWS, PARALLEL_MIN_ROWS, for_each_chunk, for_each_chunk_fold, for_each_chunk_fold_of,
+};
 use crate::spatial::{Bounds, GridError, Skip, SpatialHash, WindowRuns};
 
 /// A pair still counts as overlapping when its depth exceeds this fraction of
@@ -209,9 +213,13 @@ const REBUILD_MEAN_DRIFT_CELLS: f32 = 1.0;
 /// whose shields span their layer, but without a bound those windows'
 /// areas would grow with the square of the drift.
 const REBUILD_DRIFT_CELLS: f32 = 2.0;
-/// A sweep cuts its places into about this many chunks
-/// ([`sweep_chunk_rows`]).
+/// A sweep run in parallel cuts its places into a multiple of this many
+/// chunks of one size ([`sweep_chunk_rows`]): 12 is shared evenly by 1, 2,
+/// 3, 4, 6 and 12 threads.
 const SWEEP_CHUNKS: usize = 12;
+/// Places of a sweep's chunk at most, so that many threads find work in a
+/// large crowd: 1,000,000 units make 72 chunks.
+const SWEEP_CHUNK_MAX_ROWS: usize = 16_384;
 /// Places each chunk of a measuring sweep measures before the rest, which
 /// start from the deepest overlap any chunk found in them, not from none:
 /// the deeper it is, the narrower their windows
@@ -220,16 +228,25 @@ const SWEEP_CHUNKS: usize = 12;
 /// crowd's deepest overlap; their first 64, one a third shallower.
 const MEASURE_FIRST: usize = 256;
 
-/// The rows of a sweep's chunks for `units` units: about
-/// [`SWEEP_CHUNKS`] chunks, of [`CHUNK_ROWS`] to 4 × [`CHUNK_ROWS`] rows.
-/// Pairs across a chunk's two edges are examined from both sides: at
-/// 100,000 units, chunks of 8,192 rows instead of 2,048 examine 12 % fewer
-/// candidates (the separation benchmark's crowds). The cut depends on the unit count alone,
-/// never on the thread count, so neither do the results.
+/// The rows of a sweep's chunks for `units` units. A sweep run in
+/// parallel (from [`PARALLEL_MIN_ROWS`] units) takes the fewest chunks that
+/// are a multiple of [`SWEEP_CHUNKS`] and hold at most
+/// [`SWEEP_CHUNK_MAX_ROWS`] rows, all of one size but the last, so the
+/// threads share them evenly: a shorter last chunk, or fewer chunks than
+/// twice the threads, left one thread alone at the end (13 chunks at
+/// 100,000 units, five at 10,000, where 12 made the default profile's
+/// `separation` 8 % faster). Few and long chunks keep the pairs across
+/// their edges, examined from both sides, few: at 100,000 units, chunks of
+/// 8,192 rows instead of 2,048 examine 12 % fewer candidates (the
+/// separation benchmark's crowds). A sweep on one thread keeps chunks of
+/// [`CHUNK_ROWS`]. The cut depends on the unit count alone, never on the
+/// thread count, so neither do the results.
 fn sweep_chunk_rows(units: usize) -> usize {
-    units
-        .div_ceil(SWEEP_CHUNKS)
-        .clamp(CHUNK_ROWS, 4 * CHUNK_ROWS)
+    if units < PARALLEL_MIN_ROWS {
+        return CHUNK_ROWS;
+    }
+    let chunks = SWEEP_CHUNKS * units.div_ceil(SWEEP_CHUNKS * SWEEP_CHUNK_MAX_ROWS);
+    units.div_ceil(chunks)
 }
 
 /// The columns separation reads.
@@ -260,7 +277,8 @@ pub struct SeparationStats {
     /// cells of its search window (which in the measuring sweep shrinks as
     /// deeper overlaps turn up), big and immovable ones included.
     /// In a sweep over every unit a pair of small units counts once, except
-    /// in different chunks (of 2,048 to 8,192 places) in a pushing sweep, where
+    /// in different chunks (a twelfth of the units, or 2,048 places below
+    /// 8,192 units) in a pushing sweep, where
     /// it is examined from both sides; in a sweep from the active units
     /// a pair of two active units counts from both sides, and a marked
     /// unit's pairs with other chunks again; a pair with a big unit counts
@@ -2143,6 +2161,29 @@ mod tests {
             compared > 10_000 && deep > 5_000,
             "{compared} compared, {deep} deep"
         );
+    }
+
+    /// From [`PARALLEL_MIN_ROWS`] units a sweep's chunks are a multiple of
+    /// [`SWEEP_CHUNKS`], of at most [`SWEEP_CHUNK_MAX_ROWS`] places, and
+    /// fewest so; all of one size but the last, which is shorter by less
+    /// than their number. Below, chunks of [`CHUNK_ROWS`].
+    #[test]
+    fn sweeps_cut_their_places_into_chunks_the_threads_share_evenly() {
+        let counts = (0..400).map(|k| PARALLEL_MIN_ROWS + k * k * 7 + k);
+        let edges = [196_608, 196_609, 393_216, 393_217, 1_000_000];
+        for units in counts.chain(edges) {
+            let rows = sweep_chunk_rows(units);
+            let chunks = units.div_ceil(rows);
+            let last = units - (chunks - 1) * rows;
+            assert!(rows <= SWEEP_CHUNK_MAX_ROWS, "{units} units: {rows} rows");
+            assert_eq!(chunks % SWEEP_CHUNKS, 0, "{units} units: {chunks} chunks");
+            let fewest = SWEEP_CHUNKS * units.div_ceil(SWEEP_CHUNKS * SWEEP_CHUNK_MAX_ROWS);
+            assert_eq!(chunks, fewest, "{units} units");
+            assert!(last + chunks > rows, "{units} units: last {last} of {rows}");
+        }
+        for units in [1, 2_000, PARALLEL_MIN_ROWS - 1] {
+            assert_eq!(sweep_chunk_rows(units), CHUNK_ROWS, "{units} units");
+        }
     }
 
     /// A row of 1 m spheres 3 m apart, one a cell, so that places follow
