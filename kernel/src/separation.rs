@@ -26,22 +26,22 @@
 //!    [`Separation::reserve`], so that they never widen everyone else's
 //!    search.
 //! 2. **Sweep (Jacobi).** Places are cut into chunks, one task each: from
-//!    8,192 units, twelve chunks of one size (above 196,608 units, a
-//!    multiple of twelve of at most 16,384 places), so that two, three or
-//!    four threads share them evenly; below, chunks of 2,048 (the size
-//!    depends on the unit count alone). Every small unit takes as candidates the
-//!    units in the hash cells under a square about its hashed position, of
-//!    half-side its own bounding radius and *travel* (how far it is from
-//!    where the hash saw it), plus the largest small bounding radius and
-//!    travel of the *layers* (small units on the ground, and airborne ones)
-//!    whose altitude span its shield meets, plus the *slack* (the sum of
-//!    each push's largest step since the hash was built) of its own class
-//!    and the largest of those layers' (the classes: small units on the
-//!    ground, airborne ones, big ones): a tank need not reach as far as the wide shields of
-//!    helicopters flying above it, nor as far as they fly in a tick or are
-//!    pushed over a jam. Travel is measured unit by unit, from the hash's own
-//!    record of where it saw each unit, so no bound on speeds is trusted. A
-//!    pair inside one chunk is tested **once**, from its earlier place, and
+//!    8,192 units, twelve chunks of one size (above 196,608 units, a multiple
+//!    of twelve of at most 16,384 places), so that two, three or four threads
+//!    share them evenly; below, chunks of 2,048 (the size depends on the unit
+//!    count alone). Every small unit takes as candidates the units in the hash
+//!    cells under a square about its hashed position, of half-side its own
+//!    bounding radius and *travel* (how far it is from where the hash saw it),
+//!    plus the largest small bounding radius and travel of the *layers* (small
+//!    units on the ground, and airborne ones) whose altitude span its shield
+//!    meets, plus the *slack* (the sum of each push's largest step since the
+//!    hash was built) of its own class and the largest of those layers' (the
+//!    classes: small units on the ground, airborne ones, big ones): a tank
+//!    need not reach as far as the wide shields of helicopters flying above
+//!    it, nor as far as they fly in a tick or are pushed over a jam. Travel is
+//!    measured unit by unit, from the hash's own record of where it saw each
+//!    unit, so no bound on speeds is trusted.
+//!    A pair inside one chunk is tested **once**, from its earlier place, and
 //!    pushes both units (the window skips the chunk's earlier places
 //!    outright: a grid row's cells are contiguous places); a pair
 //!    straddling two chunks is tested from both sides, each pushing only its
@@ -232,10 +232,10 @@ const MEASURE_FIRST: usize = 256;
 /// parallel (from [`PARALLEL_MIN_ROWS`] units) takes the fewest chunks that
 /// are a multiple of [`SWEEP_CHUNKS`] and hold at most
 /// [`SWEEP_CHUNK_MAX_ROWS`] rows, all of one size but the last, so the
-/// threads share them evenly: a shorter last chunk, or fewer chunks than
-/// twice the threads, left one thread alone at the end (13 chunks at
-/// 100,000 units, five at 10,000, where 12 made the default profile's
-/// `separation` 8 % faster). Few and long chunks keep the pairs across
+/// threads share them evenly: a chunk count the threads do not divide,
+/// with a shorter last chunk, left one thread alone at the end (13 chunks
+/// at 100,000 units, five at 10,000, where 12 made the default profile's
+/// `separation` 5–9 % faster). Few and long chunks keep the pairs across
 /// their edges, examined from both sides, few: at 100,000 units, chunks of
 /// 8,192 rows instead of 2,048 examine 12 % fewer candidates (the
 /// separation benchmark's crowds). A sweep on one thread keeps chunks of

@@ -1019,10 +1019,11 @@ mod tests {
     }
 
     /// A sweep's windows (each place leaving out the places from its
-    /// chunk's first, or from the first of all, to itself) in at most three runs: those runs hold the
-    /// places [`SpatialHash::for_each_row_range_outside`] visits, in its
-    /// order, over as many runs that hold any; and most windows are such,
-    /// so the sweeps take them. The sweep's skips, their rows walked from
+    /// chunk's first, or from the first of all, to itself) in at most three
+    /// runs: those runs hold the places
+    /// [`SpatialHash::for_each_row_range_outside`] visits, in its order,
+    /// over as many runs that hold any; and most windows are such, so the
+    /// sweeps take them. The sweep's skips, their rows walked from
     /// place to place ([`SweepSkips`]), are those looked up from the
     /// places' positions ([`SpatialHash::skip`]). Crowds of three
     /// densities, chunks of 150 places, windows of half a cell to one and
