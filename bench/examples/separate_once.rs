@@ -12,7 +12,11 @@
 //!   minimum moves least.
 //!
 //! `across` picks the crowd with shields 2–6 m across; without it every
-//! semi-axis is 2–6 m (the jammed crowd).
+//! semi-axis is 2–6 m (the jammed crowd). `--iterations N` allows the pass
+//! N pushes (one by default, as the benchmark's `one_iteration`), to time
+//! what each further push costs; `--stats` prints the pass's stats (pairs
+//! tested, exact tests, overlaps, the deepest overlap left), to check that
+//! a change keeps them.
 
 #[allow(dead_code)]
 #[path = "../benches/shield_crowd/mod.rs"]
@@ -21,12 +25,30 @@ mod shield_crowd;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
+use clap::Parser;
 use convoy::glam::Vec2;
-use convoy::separation::{Separation, SeparationInput};
+use convoy::separation::{Separation, SeparationInput, SeparationStats};
 use shield_crowd::{ShieldSize, shield_crowd};
 
 const UNITS: usize = 100_000;
 const RUNS: usize = 40;
+
+/// One separation pass on the benchmark crowd (see the module docs).
+#[derive(Parser)]
+struct Args {
+    /// `across` for shields 2–6 m across; absent, every semi-axis is 2–6 m.
+    #[arg(value_parser = ["across"])]
+    crowd: Option<String>,
+    /// Run the pass 40 more times and print the fastest.
+    #[arg(long)]
+    time: bool,
+    /// Pushes the pass may take.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
+    iterations: u32,
+    /// Print the first pass's stats.
+    #[arg(long)]
+    stats: bool,
+}
 
 /// One pass from `start`.
 #[inline(never)]
@@ -35,33 +57,36 @@ fn run_once(
     input: SeparationInput<'_>,
     start: &[Vec2],
     position: &mut [Vec2],
-) -> Duration {
+) -> (Duration, SeparationStats) {
     position.copy_from_slice(start);
     let started = Instant::now();
-    black_box(separation.pass(input, position));
-    started.elapsed()
+    let stats = black_box(separation.pass(input, position));
+    (started.elapsed(), stats)
 }
 
 fn main() {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let size = if args.iter().any(|arg| arg == "across") {
+    let args = Args::parse();
+    let size = if args.crowd.is_some() {
         ShieldSize::Across2To6m
     } else {
         ShieldSize::SemiAxes2To6m
     };
-    let timed = args.iter().any(|arg| arg == "--time");
     let crowd = shield_crowd(UNITS, size);
     let hash = crowd.hash();
     let input = crowd.input(&hash);
     let mut separation = crowd.separation();
+    separation.set_iterations(args.iterations);
     let mut position = crowd.position.clone();
     // Warm-up: grows nothing (reserved), but touches every buffer once.
-    run_once(&mut separation, input, &crowd.position, &mut position);
-    if !timed {
+    let (_, stats) = run_once(&mut separation, input, &crowd.position, &mut position);
+    if args.stats {
+        println!("{size:?}: {stats:?}");
+    }
+    if !args.time {
         return;
     }
     let fastest = (0..RUNS)
-        .map(|_| run_once(&mut separation, input, &crowd.position, &mut position))
+        .map(|_| run_once(&mut separation, input, &crowd.position, &mut position).0)
         .min()
         .expect("RUNS > 0");
     println!(
