@@ -25,7 +25,7 @@ mod shield_crowd;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-use clap::Parser;
+use clap::{Parser, ValueEnum};
 use convoy::glam::Vec2;
 use convoy::separation::{Separation, SeparationInput, SeparationStats};
 use shield_crowd::{ShieldSize, shield_crowd};
@@ -36,9 +36,8 @@ const RUNS: usize = 40;
 /// One separation pass on the benchmark crowd (see the module docs).
 #[derive(Parser)]
 struct Args {
-    /// `across` for shields 2–6 m across; absent, every semi-axis is 2–6 m.
-    #[arg(value_parser = ["across"])]
-    crowd: Option<String>,
+    /// The crowd; absent, every semi-axis is 2–6 m (the jammed crowd).
+    crowd: Option<Crowd>,
     /// Run the pass 40 more times and print the fastest.
     #[arg(long)]
     time: bool,
@@ -48,6 +47,13 @@ struct Args {
     /// Print the first pass's stats.
     #[arg(long)]
     stats: bool,
+}
+
+/// The benchmark's crowd other than the jammed one.
+#[derive(Clone, Copy, ValueEnum)]
+enum Crowd {
+    /// Shields 2–6 m across (every semi-axis 1–3 m).
+    Across,
 }
 
 /// One pass from `start`.
@@ -66,10 +72,9 @@ fn run_once(
 
 fn main() {
     let args = Args::parse();
-    let size = if args.crowd.is_some() {
-        ShieldSize::Across2To6m
-    } else {
-        ShieldSize::SemiAxes2To6m
+    let size = match args.crowd {
+        Some(Crowd::Across) => ShieldSize::Across2To6m,
+        None => ShieldSize::SemiAxes2To6m,
     };
     let crowd = shield_crowd(UNITS, size);
     let hash = crowd.hash();
