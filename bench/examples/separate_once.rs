@@ -4,9 +4,13 @@
 //!
 //! - `separate_once [across]` runs one pass inside `run_once`, for
 //!   callgrind: `valgrind --tool=callgrind --toggle-collect='*run_once*'
-//!   target/release/examples/separate_once across` counts its instructions
-//!   alone (`RAYON_NUM_THREADS=1` for a count that does not depend on
-//!   scheduling);
+//!   target/release/examples/separate_once across` counts what the pass
+//!   runs on the calling thread (`RAYON_NUM_THREADS=1` for a count that
+//!   does not depend on scheduling). The parallel passes run on the pool's
+//!   workers, off `run_once`'s stack: toggle them too
+//!   (`--toggle-collect='*push_chunk*'`, `'*measure_chunk*'`, …), or, for
+//!   the whole pass, count the whole program with `--time` (41 passes) and
+//!   without (one) and divide the difference by 40;
 //! - `separate_once [across] --time` runs it 40 times, each time from the
 //!   same positions, and prints the fastest: on a shared machine the
 //!   minimum moves least.
