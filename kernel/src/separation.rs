@@ -1492,30 +1492,57 @@ fn meeting_lanes(own: &Body, bodies: &[Body], first: usize, end: usize, big_radi
 /// chunk, from the active side, which marks the other [`Context::marked`]
 /// if they overlap, for [`push_marked`] to push it.
 fn push_chunk(chunk: &mut ChunkSweep<'_>, context: &Context<'_>) {
+    let without_branch = context.scan == Scan::WithoutBranch;
+    match (context.only_active, without_branch) {
+        (false, false) => push_chunk_as::<false, false>(chunk, context),
+        (false, true) => push_chunk_as::<false, true>(chunk, context),
+        (true, false) => push_chunk_as::<true, false>(chunk, context),
+        (true, true) => push_chunk_as::<true, true>(chunk, context),
+    }
+}
+
+/// [`push_chunk`] with its sweep's kind and whether it scans without a
+/// branch fixed, each its own function: the hot loops then carry neither
+/// test nor the values only the other kind needs.
+#[inline(never)]
+fn push_chunk_as<const ONLY_ACTIVE: bool, const WITHOUT_BRANCH: bool>(
+    chunk: &mut ChunkSweep<'_>,
+    context: &Context<'_>,
+) {
     chunk.pushes.fill(Push::default());
     let (first, chunk_end) = (chunk.first, chunk.places().end);
     let mut batch = Batch::default();
     let mut skips = context.hash.sweep_skips(first, first);
     for unit in first..chunk_end {
         let own = &context.bodies[unit];
-        if own.radius > context.big_radius || context.only_active && !own.active {
+        if own.radius > context.big_radius || ONLY_ACTIVE && !own.active {
             continue;
         }
         // Earlier places of this chunk already tested their pairs with this
         // one (all, or the active ones).
-        let skip = if context.only_active {
+        let skip = if ONLY_ACTIVE {
             skips.only(unit)
         } else {
             skips.through(unit)
         };
+        let moves = own.inv_mass != 0.0;
         let takes = |other: usize, them: &Body| {
             let shared = (first..chunk_end).contains(&other);
-            let moves = own.inv_mass != 0.0;
             // Not two immovable units, nor a pair only the other side moves
-            // (and measures itself), nor one the other side tested.
-            (moves || shared && them.inv_mass != 0.0) && !(shared && other < unit && them.active)
+            // (and measures itself), nor one the other side tested (a full
+            // sweep's skip leaves out all those of the chunk).
+            let tested = ONLY_ACTIVE && shared && other < unit && them.active;
+            (moves || shared && them.inv_mass != 0.0) && !tested
         };
-        queue_pushes(unit, &skip, takes, &mut batch, chunk, context);
+        queue_pushes(
+            unit,
+            &skip,
+            takes,
+            WITHOUT_BRANCH,
+            &mut batch,
+            chunk,
+            context,
+        );
     }
     settle_pushes(&mut batch, chunk, context);
 }
@@ -1527,13 +1554,14 @@ fn queue_pushes(
     unit: usize,
     skip: &Skip,
     takes: impl Fn(usize, &Body) -> bool,
+    without_branch: bool,
     batch: &mut Batch,
     chunk: &mut ChunkSweep<'_>,
     context: &Context<'_>,
 ) {
     let own = &context.bodies[unit];
     let search = context.search(own);
-    let (examined, exact) = if context.scan == Scan::WithoutBranch {
+    let (examined, exact) = if without_branch {
         queue_candidates_without_branch(unit, search, skip, takes, batch, chunk, context)
     } else {
         let mut exact = 0;
@@ -1618,7 +1646,16 @@ fn push_marked(chunk: &mut ChunkSweep<'_>, context: &Context<'_>) {
         if context.marked[unit].load(Ordering::Relaxed) {
             context.marked[unit].store(false, Ordering::Relaxed);
             let takes = |_, them: &Body| them.active;
-            queue_pushes(unit, &skip, takes, &mut batch, chunk, context);
+            let without_branch = context.scan == Scan::WithoutBranch;
+            queue_pushes(
+                unit,
+                &skip,
+                takes,
+                without_branch,
+                &mut batch,
+                chunk,
+                context,
+            );
         }
     }
     settle_pushes(&mut batch, chunk, context);

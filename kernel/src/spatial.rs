@@ -598,12 +598,20 @@ impl SpatialHash {
             let end = self.cell_start[row_start + last_column + 1] as usize;
             // The run's parts before and after `skip`, either or both
             // empty. One call site in a loop, so that `visit` is inlined
-            // (three call sites kept it out of line: a call per row).
-            let parts = [begin..end.min(skip.start), begin.max(skip.end)..end];
-            for part in parts {
+            // (three call sites kept it out of line: a call per row); the
+            // loop carries only the part, not an array of both.
+            let mut part = begin..end.min(skip.start);
+            loop {
                 if !part.is_empty() {
-                    visit(part);
+                    visit(part.clone());
                 }
+                // The part before `skip` ends at `end` only when it is
+                // the whole run's part outside `skip` (`skip` starts at or
+                // after `end`, so the part after it is empty).
+                if part.end >= end {
+                    break;
+                }
+                part = begin.max(skip.end)..end;
             }
             row = skipped.outside(row + 1);
         }
