@@ -1550,6 +1550,9 @@ fn push_chunk_as<const ONLY_ACTIVE: bool, const WITHOUT_BRANCH: bool>(
 /// Queues the pairs of the unit at place `unit` with the small units in its
 /// window, outside `skip`, that `takes(other, them)` accepts, settling
 /// full batches ([`settle_pushes`]), and counts them in the chunk's totals.
+/// The candidates are queued without a branch on the cheap rejections if
+/// `without_branch` ([`queue_candidates_without_branch`]), else as
+/// [`for_each_candidate`] visits them.
 fn queue_pushes(
     unit: usize,
     skip: &Skip,
