@@ -1643,13 +1643,13 @@ fn push_marked(chunk: &mut ChunkSweep<'_>, context: &Context<'_>) {
     let chunk_places = chunk.places();
     let skip = context.hash.skip(chunk_places.clone());
     let mut batch = Batch::default();
+    let without_branch = context.scan == Scan::WithoutBranch;
     for unit in chunk_places {
         // A plain load first: most places are not marked, and a swap would
         // lock the bus for each.
         if context.marked[unit].load(Ordering::Relaxed) {
             context.marked[unit].store(false, Ordering::Relaxed);
             let takes = |_, them: &Body| them.active;
-            let without_branch = context.scan == Scan::WithoutBranch;
             queue_pushes(
                 unit,
                 &skip,

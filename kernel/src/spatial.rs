@@ -605,9 +605,9 @@ impl SpatialHash {
                 if !part.is_empty() {
                     visit(part.clone());
                 }
-                // The part before `skip` ends at `end` only when it is
-                // the whole run's part outside `skip` (`skip` starts at or
-                // after `end`, so the part after it is empty).
+                // Done after the part after `skip`, which ends at `end`,
+                // or when the part before it already reaches `end` (then
+                // `skip` starts at or after `end` and nothing follows it).
                 if part.end >= end {
                     break;
                 }
