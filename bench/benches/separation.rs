@@ -19,11 +19,19 @@
 //! no push, over the pairs a pushing sweep must test exactly — those whose
 //! bounding spheres meet, each once — reported per unit of the crowd.
 //!
+//! `rstar_peer_one_iteration` is the same pass built the textbook way on
+//! the field's spatial index ([`rstar_peer`]: an R-tree broad phase, the
+//! same contact functions eight pairs a call, Jacobi pushes, a new tree to
+//! measure). Before timing, its count of overlapping pairs is checked
+//! against the brute force and the deepest overlap it leaves against the
+//! pass's.
+//!
 //! `cargo bench -p convoy-bench --bench separation -- --warm-up-time 1 --measurement-time 3`
 
 // Shared with the other benches; this one uses only the profiler hook.
 #[allow(dead_code)]
 mod common;
+mod rstar_peer;
 mod shield_crowd;
 
 use std::hint::black_box;
@@ -108,6 +116,16 @@ fn separation(c: &mut Criterion) {
         let mut separation = crowd.separation();
         let pairs = pairs_within_bounding_spheres(&crowd);
         report(&crowd, size, &pairs, &mut separation, input);
+        group.bench_function(
+            BenchmarkId::new(format!("rstar_peer_one_iteration{name}"), UNITS),
+            |b| {
+                b.iter_batched_ref(
+                    || crowd.position.clone(),
+                    |position| black_box(rstar_peer::pass(&crowd, position)),
+                    BatchSize::LargeInput,
+                );
+            },
+        );
         for (iterations, pushes) in [(1, "one_iteration"), (2, "two_iterations")] {
             separation.set_iterations(iterations);
             group.bench_function(BenchmarkId::new(format!("{pushes}{name}"), UNITS), |b| {
@@ -158,6 +176,20 @@ fn report(
         stats.overlaps
     );
     assert_eq!(stats.iterations, 1);
+    let peer = rstar_peer::pass(crowd, &mut crowd.position.clone());
+    assert!(
+        peer.overlaps.abs_diff(expected) <= expected / 1000,
+        "the rstar peer found {} overlapping pairs, brute force {expected}",
+        peer.overlaps
+    );
+    // The same pushes summed in another order: the same deepest overlap
+    // left, up to rounding.
+    let agree = |ours: f32, theirs: f32| (ours - theirs).abs() <= 1e-3 * ours.max(1.0);
+    assert!(
+        agree(stats.max_overlap_m, peer.max_overlap_m)
+            && agree(stats.max_overlap_rel, peer.max_overlap_rel),
+        "the pass left {stats:?}, the rstar peer {peer:?}"
+    );
     let per_unit = |count: u64| count as f64 / UNITS as f64;
     let footprint: f32 = crowd
         .shield
