@@ -61,8 +61,8 @@ struct Contact {
 /// moves.
 pub fn pass(crowd: &ShieldCrowd, position: &mut [Vec2]) -> PeerStats {
     assert!(
-        crowd.altitude.iter().all(|&z| z == 0.0),
-        "the peer handles ground crowds only"
+        crowd.altitude.iter().all(|&z| z == 0.0) && crowd.inv_mass.iter().all(|&m| m > 0.0),
+        "the peer handles ground crowds of movable units only"
     );
     let shape: Vec<Shape> = crowd
         .shield
@@ -74,9 +74,23 @@ pub fn pass(crowd: &ShieldCrowd, position: &mut [Vec2]) -> PeerStats {
     let largest = radius.iter().copied().fold(0.0, f32::max);
 
     let before = contacts(position, &radius, largest, &shape);
+    let overlaps = push(&before, crowd, position);
+    let after = contacts(position, &radius, largest, &shape);
+    let (max_overlap_m, max_overlap_rel) = deepest(&after, crowd, position);
+    PeerStats {
+        overlaps,
+        max_overlap_m,
+        max_overlap_rel,
+    }
+}
+
+/// Moves the units at `position` apart by every overlapping pair of
+/// `contacts`, after all pairs (Jacobi); returns how many overlap by more
+/// than [`TOLERANCE_REL`].
+fn push(contacts: &[Contact], crowd: &ShieldCrowd, position: &mut [Vec2]) -> u64 {
     let mut step = vec![Vec2::ZERO; position.len()];
     let mut overlaps = 0;
-    for contact in &before {
+    for contact in contacts {
         let Some((direction, depth)) = depth(contact, position) else {
             continue;
         };
@@ -92,21 +106,21 @@ pub fn pass(crowd: &ShieldCrowd, position: &mut [Vec2]) -> PeerStats {
         .par_iter_mut()
         .zip(&step)
         .for_each(|(position, step)| *position += *step);
+    overlaps
+}
 
-    let after = contacts(position, &radius, largest, &shape);
-    let (mut max_overlap_m, mut max_overlap_rel) = (0.0_f32, 0.0_f32);
-    for contact in &after {
+/// The deepest overlap among `contacts`, in metres and relative to its
+/// pair's smaller smallest semi-axis (not necessarily of one pair).
+fn deepest(contacts: &[Contact], crowd: &ShieldCrowd, position: &[Vec2]) -> (f32, f32) {
+    let (mut metres, mut relative) = (0.0_f32, 0.0_f32);
+    for contact in contacts {
         if let Some((_, depth)) = depth(contact, position) {
             let smallest = smaller_smallest(crowd, contact.first as usize, contact.second as usize);
-            max_overlap_m = max_overlap_m.max(depth);
-            max_overlap_rel = max_overlap_rel.max(depth / smallest);
+            metres = metres.max(depth);
+            relative = relative.max(depth / smallest);
         }
     }
-    PeerStats {
-        overlaps,
-        max_overlap_m,
-        max_overlap_rel,
-    }
+    (metres, relative)
 }
 
 /// Both phases: every pair whose bounding spheres meet at `position`, once,
