@@ -157,9 +157,10 @@ fn separation(c: &mut Criterion) {
     group.finish();
 }
 
-/// Runs one pass on `crowd`, checks its count of overlapping pairs against
-/// the brute force over `pairs` (those whose bounding spheres meet), and
-/// prints what the pass did.
+/// Runs one pass on `crowd` and one of the rstar peer, checks their counts
+/// of overlapping pairs against the brute force over `pairs` (those whose
+/// bounding spheres meet) and the peer's deepest overlap left against the
+/// pass's, and prints what the pass did.
 fn report(
     crowd: &ShieldCrowd,
     size: ShieldSize,
