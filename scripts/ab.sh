@@ -1,9 +1,7 @@
 #!/usr/bin/env bash
 # Times two builds of convoy alternately: A, B, A, B, ... On a shared machine
-# timings drift by 5-10 % within minutes, so only runs interleaved in one
-# session compare. Instruction counts are no stand-in: on the steering pass,
-# changes that cut instructions by 2-4 % ran up to 9 % slower
-# (docs/performance-history.md, eighth session).
+# timings drift within minutes, so only interleaved runs compare.
+# Instruction counts are no stand-in: fewer instructions can run slower.
 #
 #   scripts/ab.sh REV_A REV_B EXAMPLE [ARGS...]
 #

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The workspace builds for x86-64-v3 (.cargo/config.toml); a baseline x86-64
-# build must give the same bits (README, "Determinism"). Runs three profiles
+# build must give the same bits (docs/determinism.md). Runs three profiles
 # for 60 ticks in both builds and compares their checksums. Used by CI; on
 # other architectures there is nothing to compare.
 set -euo pipefail

@@ -25,10 +25,13 @@ mod shield_crowd;
 
 use std::hint::black_box;
 
+use convoy::Sim;
+use convoy::data::spatial_hash::SpatialHash;
 use convoy::glam::Vec2;
-use convoy::separation::{Separation, SeparationInput};
-use convoy::steer::{SteerStats, SteerWorld, Steering, dynamics};
-use convoy::{Profile, Sim, SpatialHash, scenario};
+use convoy::stages::integrate::dynamics;
+use convoy::stages::separation::{Separation, SeparationInput};
+use convoy::stages::steering::{SteerStats, SteerWorld, Steering};
+use convoy_scenarios::{self as scenario, Profile};
 use gungraun::{
     Callgrind, LibraryBenchmarkConfig, library_benchmark, library_benchmark_group, main,
 };

@@ -36,14 +36,14 @@ mod shield_crowd;
 
 use std::hint::black_box;
 
-use convoy::ellipsoid::{
+use convoy::geometry::ellipsoid::{
     Ellipsoid, LANES, Offsets8, Shapes8, contact_functions_until, depth_along_centre_line, overlaps,
 };
-use convoy::separation::{Separation, SeparationInput, TOLERANCE_REL};
-use convoy::wide::f32x8;
+use convoy::stages::separation::{Separation, SeparationInput, TOLERANCE_REL};
 use criterion::{BatchSize, BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use rayon::prelude::*;
 use shield_crowd::{ShieldCrowd, ShieldSize, shield_crowd};
+use wide::f32x8;
 
 const UNITS: usize = 100_000;
 

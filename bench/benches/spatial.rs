@@ -13,8 +13,9 @@ mod common;
 
 use std::hint::black_box;
 
+use convoy::Bounds;
+use convoy::data::spatial_hash::SpatialHash;
 use convoy::glam::Vec2;
-use convoy::{Bounds, SpatialHash};
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use rayon::prelude::*;
 use rstar::RTree;

@@ -27,13 +27,16 @@ use std::borrow::Cow;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
+use convoy::Sim;
+use convoy::data::spatial_hash::SpatialHash;
+use convoy::data::vehicles::ColumnsMut;
+use convoy::geometry::seek::drive_to_velocity;
 use convoy::glam::Vec2;
-use convoy::steer::avoid::{self, Body, Mover, Near, ThreatSearch};
-use convoy::steer::movers::MoverColumns;
-use convoy::steer::seek::drive_to_velocity;
-use convoy::steer::{SteerWorld, Steering, dynamics};
-use convoy::vehicles::ColumnsMut;
-use convoy::{Profile, Sim, SpatialHash, scenario};
+use convoy::stages::integrate::dynamics;
+use convoy::stages::steering::avoid::{self, Body, Mover, Near, ThreatSearch};
+use convoy::stages::steering::movers::MoverColumns;
+use convoy::stages::steering::{SteerWorld, Steering};
+use convoy_scenarios::{self as scenario, Profile};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 
 const UNITS: u32 = 100_000;

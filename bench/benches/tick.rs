@@ -16,8 +16,11 @@ mod common;
 
 use std::hint::black_box;
 
-use convoy::steer::{SteerWorld, Steering, dynamics};
-use convoy::{Profile, Sim, SpatialHash, scenario};
+use convoy::Sim;
+use convoy::data::spatial_hash::SpatialHash;
+use convoy::stages::integrate::dynamics;
+use convoy::stages::steering::{SteerWorld, Steering};
+use convoy_scenarios::{self as scenario, Profile};
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 
 fn world(units: u32) -> (Sim, SpatialHash, f32) {

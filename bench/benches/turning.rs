@@ -1,4 +1,4 @@
-//! Turning-radius paths (`convoy::steer::turning`): rebuilding a warm
+//! Turning-radius paths (`convoy::nav::turning`): rebuilding a warm
 //! `TurningPath` from a polyline, a follower's `point_at` query, and one
 //! tick of a wheeled unit following the curve corner by corner
 //! (`steer::follow::curve_drive_to`, no map). No peer
@@ -17,9 +17,9 @@ mod common;
 use std::hint::black_box;
 
 use convoy::glam::Vec2;
+use convoy::nav::turning::{Segment, TurningPath, following_radius};
 use convoy::random::unit_f32;
-use convoy::steer::follow::{Wheels, curve_drive_to};
-use convoy::steer::turning::{Segment, TurningPath, following_radius};
+use convoy::stages::paths::follow::{Wheels, curve_drive_to};
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 
 const RADIUS: f32 = 6.0;

@@ -31,7 +31,7 @@ use std::time::{Duration, Instant};
 
 use clap::{Parser, ValueEnum};
 use convoy::glam::Vec2;
-use convoy::separation::{Separation, SeparationInput, SeparationStats};
+use convoy::stages::separation::{Separation, SeparationInput, SeparationStats};
 use shield_crowd::{ShieldSize, shield_crowd};
 
 const UNITS: usize = 100_000;

@@ -18,8 +18,11 @@
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-use convoy::steer::{SteerWorld, Steering, dynamics};
-use convoy::{Profile, Sim, SpatialHash, scenario};
+use convoy::Sim;
+use convoy::data::spatial_hash::SpatialHash;
+use convoy::stages::integrate::dynamics;
+use convoy::stages::steering::{SteerWorld, Steering};
+use convoy_scenarios::{self as scenario, Profile};
 
 const UNITS: u32 = 100_000;
 const RUNS: usize = 40;

@@ -51,7 +51,7 @@ enum Command {
 pub enum CliError {
     /// The profile could not be read or is invalid.
     #[error(transparent)]
-    Profile(#[from] convoy::ProfileError),
+    Profile(#[from] convoy_scenarios::ProfileError),
     /// The simulation could not be set up.
     #[error("{0}")]
     Setup(String),

@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use convoy::Stage;
-use convoy::instrument::TickTrace;
+use convoy::TickTrace;
 use plotters::prelude::*;
 
 use crate::CliError;

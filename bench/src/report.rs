@@ -1,12 +1,13 @@
 //! The run report: the per-stage budget table on stdout and the JSON file.
 //!
-//! The JSON schema is documented in README.md ("JSON report"); bump
+//! The JSON schema is documented in docs/cli.md ("JSON report"); bump
 //! [`SCHEMA`] whenever a key changes meaning or disappears.
 
 use std::io::{self, Write};
 use std::path::Path;
 
-use convoy::{Profile, Quality, Sim, TimingReport};
+use convoy::{Quality, Sim, TimingReport};
+use convoy_scenarios::Profile;
 use serde::{Deserialize, Serialize};
 
 use crate::CliError;

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use clap::Args;
-use convoy::Profile;
+use convoy_scenarios::Profile;
 use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::CliError;
@@ -147,7 +147,7 @@ fn run_once(
     threads: usize,
     save_point: Option<&SavePoint>,
 ) -> Result<Report, CliError> {
-    let mut sim = convoy::scenario::build(profile, threads)
+    let mut sim = convoy_scenarios::build(profile, threads)
         .map_err(|error| CliError::Setup(format!("{source}: {error}")))?;
     if let Some(path) = &args.load {
         let failed = |reason: String| CliError::Input {
@@ -165,7 +165,7 @@ fn run_once(
         sim.trace_ticks(remaining as usize);
     }
     let progress = progress_bar(remaining, args.quiet);
-    let orders = convoy::scenario::Orders::new(profile, &sim);
+    let orders = convoy_scenarios::Orders::new(profile, &sim);
     let started = Instant::now();
     for _ in 0..remaining {
         orders
@@ -198,7 +198,7 @@ fn run_once(
             sim.vehicles().len(),
             sim.threads()
         );
-        crate::plot::plot(path, &title, sim.instruments().trace(), budgets_ms)?;
+        crate::plot::plot(path, &title, sim.trace(), budgets_ms)?;
     }
     let mut report = Report::new(profile, source, &sim, wall_seconds);
     report.checksums = checksums;

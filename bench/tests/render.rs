@@ -12,13 +12,13 @@
 
 use std::path::{Path, PathBuf};
 
-use convoy::Profile;
 use convoy::glam::{DVec2, Vec2};
 use convoy::nav::movingai::load_map;
 use convoy::nav::polygon::{PolygonMap, load_mesh, load_polygon_map, trace_grid};
 use convoy::nav::quadtree::Quadtree;
 use convoy::nav::visgraph::{FactionId, GraphConfig, PolygonNavigator, VisGraph, VisSearch};
 use convoy::nav::{Cell, CostGrid, GridPlanner, Mobility};
+use convoy_scenarios::Profile;
 
 mod common;
 use common::{assert_refused, convoy_bench, temp_path};
@@ -319,7 +319,7 @@ fn render_tiny_at(tick: u64) -> String {
 /// independently of the renderer.
 fn assert_units_drawn_where_the_simulation_has_them(svg: &str, ticks: u64) {
     let profile = Profile::load(&visual("tiny.toml")).unwrap();
-    let mut sim = convoy::scenario::build(&profile, 1).unwrap();
+    let mut sim = convoy_scenarios::build(&profile, 1).unwrap();
     for _ in 0..ticks {
         sim.step(profile.run.dt);
     }
@@ -398,7 +398,7 @@ fn a_view_window_keeps_exactly_the_units_that_reach_into_it() {
         ],
     );
     let profile = Profile::load(&visual("tiny.toml")).unwrap();
-    let sim = convoy::scenario::build(&profile, 1).unwrap();
+    let sim = convoy_scenarios::build(&profile, 1).unwrap();
     let columns = sim.vehicles().columns();
     let inside = columns
         .position()
@@ -550,7 +550,7 @@ fn walls_sim_with(units: Option<u32>, tick: u64) -> convoy::Sim {
     if let Some(units) = units {
         profile.scenario.units = units;
     }
-    let mut sim = convoy::scenario::build(&profile, 1).unwrap();
+    let mut sim = convoy_scenarios::build(&profile, 1).unwrap();
     for step in 0..tick {
         if step + 1 == tick {
             sim.reset_instruments();
@@ -583,7 +583,7 @@ fn a_profile_map_is_drawn_in_metres_with_its_blocked_cells_where_the_map_has_the
     let svg = render_walls_at(0, "terrain");
     let doc = roxmltree::Document::parse(&svg).unwrap();
     let sim = walls_sim_at(0);
-    let world = sim.config().map.clone().unwrap();
+    let world = std::sync::Arc::clone(sim.config().map.grid_map().unwrap());
     let bounds = sim.config().bounds;
     let scale = WALLS_WIDTH_PX / f64::from(bounds.max.x - bounds.min.x);
     let cell_px = f64::from(world.cell_size()) * scale;
@@ -690,7 +690,7 @@ fn the_platoon_layer_draws_each_platoon_and_its_slots_where_the_kernel_has_them(
     );
     let doc = roxmltree::Document::parse(&svg).unwrap();
     let profile = Profile::load(&profile_path).unwrap();
-    let mut sim = convoy::scenario::build(&profile, 1).unwrap();
+    let mut sim = convoy_scenarios::build(&profile, 1).unwrap();
     for _ in 0..tick {
         sim.step(profile.run.dt);
     }
@@ -732,7 +732,7 @@ fn the_stuck_layer_rings_exactly_the_units_the_kernel_counts_as_stuck() {
     // crowded scene.
     let mut profile = Profile::load(&visual(WALLS_PROFILE)).unwrap();
     profile.scenario.units = WALLS_CROWD;
-    let mut probe = convoy::scenario::build(&profile, 1).unwrap();
+    let mut probe = convoy_scenarios::build(&profile, 1).unwrap();
     let tick = (1..=400)
         .find(|_| {
             probe.step(profile.run.dt);
@@ -744,7 +744,7 @@ fn the_stuck_layer_rings_exactly_the_units_the_kernel_counts_as_stuck() {
     let sim = walls_sim_with(Some(WALLS_CROWD), tick);
     let columns = sim.vehicles().columns();
     let stuck: Vec<usize> = (0..columns.position().len())
-        .filter(|&row| columns.stalled_s()[row] >= convoy::steer::STUCK_AFTER_S)
+        .filter(|&row| columns.stalled_s()[row] >= convoy::data::vehicles::STUCK_AFTER_S)
         .collect();
     assert_eq!(stuck.len(), sim.quality().stuck, "the kernel's own count");
     assert!(
@@ -767,7 +767,7 @@ fn the_stuck_layer_rings_exactly_the_units_the_kernel_counts_as_stuck() {
 fn the_avoidance_layer_draws_one_line_per_unit_avoidance_changed_last_tick() {
     // The first tick at which steering swerved some unit.
     let profile = Profile::load(&visual(WALLS_PROFILE)).unwrap();
-    let mut probe = convoy::scenario::build(&profile, 1).unwrap();
+    let mut probe = convoy_scenarios::build(&profile, 1).unwrap();
     let tick = (1..=profile.run.ticks)
         .find(|_| {
             probe.reset_instruments();

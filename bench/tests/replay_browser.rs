@@ -3,8 +3,10 @@
 //! frames and writes what it drew into the DOM, and `--dump-dom` hands that
 //! back. The test checks that every unit is drawn, that the picture changes
 //! between the frames, and that the page decodes unit 0 where the kernel
-//! put it (the same profile stepped here). `.ci/run` installs Chromium; the
-//! test fails, never skips, without it.
+//! put it (the same profile stepped here). The tests need Debian's Chromium,
+//! so they run only when asked: `.ci/run` installs it and runs
+//! `cargo test -p convoy-bench --test replay_browser -- --ignored`; without
+//! Chromium they fail, never skip.
 
 #![allow(clippy::unwrap_used)]
 
@@ -12,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use convoy::Profile;
+use convoy_scenarios::Profile;
 
 const CHROMIUM: &str = "/usr/bin/chromium";
 /// Longest a headless load may take before the test gives up.
@@ -83,6 +85,7 @@ fn selftest_result(dom: &str) -> serde_json::Value {
 }
 
 #[test]
+#[ignore = "needs Chromium: cargo test -p convoy-bench --test replay_browser -- --ignored"]
 fn the_player_draws_every_unit_and_they_move_where_the_kernel_moved_them() {
     let dir = temp_dir();
     let html = dir.join("tiny.html");
@@ -110,7 +113,7 @@ fn the_player_draws_every_unit_and_they_move_where_the_kernel_moved_them() {
     let result = selftest_result(&dom);
 
     let profile = Profile::load(profile_path).unwrap();
-    let mut sim = convoy::scenario::build(&profile, 1).unwrap();
+    let mut sim = convoy_scenarios::build(&profile, 1).unwrap();
     let units = sim.vehicles().len() as u64;
     assert_eq!(result["frames"], 31, "spawn state + 90 / 3 frames");
     assert_eq!(result["drawn"], serde_json::json!([units, units]));
@@ -193,6 +196,7 @@ fn the_player_draws_every_unit_and_they_move_where_the_kernel_moved_them() {
 }
 
 #[test]
+#[ignore = "needs Chromium: cargo test -p convoy-bench --test replay_browser -- --ignored"]
 fn the_player_draws_the_routes_the_kernel_planned() {
     let dir = temp_dir().join("walls");
     std::fs::create_dir_all(&dir).unwrap();
@@ -219,7 +223,7 @@ fn the_player_draws_the_routes_the_kernel_planned() {
     // The oracle: the same profile stepped here, its units with corners
     // still to reach at the spawn state and after the last tick.
     let profile = Profile::load(profile_path).unwrap();
-    let mut sim = convoy::scenario::build(&profile, 1).unwrap();
+    let mut sim = convoy_scenarios::build(&profile, 1).unwrap();
     let routed = |sim: &convoy::Sim| {
         let columns = sim.vehicles().columns();
         (0..columns.position().len())

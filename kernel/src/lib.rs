@@ -1,26 +1,41 @@
 #![doc = include_str!("../../README.md")]
 
-pub mod angles;
-pub mod ellipsoid;
-pub mod formation;
-pub mod instrument;
-pub mod nav;
-pub mod parallel;
-pub mod profile;
-pub mod random;
-pub mod scenario;
-pub mod separation;
-pub mod sim;
-pub mod snapshot;
-pub mod spatial;
-pub mod steer;
-pub mod vehicles;
+/// Declares modules that are private to the crate, or public but hidden from
+/// the docs with the `internals` feature (for the workspace's benches and
+/// tests, which measure stages on their own; not a stable API).
+macro_rules! internal_modules {
+    ($($name:ident),* $(,)?) => {
+        $(
+            #[cfg(feature = "internals")]
+            #[doc(hidden)]
+            pub mod $name;
+            #[cfg(not(feature = "internals"))]
+            mod $name;
+        )*
+    };
+}
 
-pub use formation::{Formation, PlatoonError, PlatoonId, PlatoonSpec};
+internal_modules!(data, geometry, instrument, parallel, sim, stages);
+
+pub mod nav;
+pub mod random;
+
+pub use data::platoons::{
+    Formation, MAX_MEMBERS, Phase, PlatoonError, PlatoonId, PlatoonSpec, SlotRule, Softening,
+};
+pub use data::vehicles::{
+    Columns, SpawnError, StaleUnit, SteerMode, UnitId, UnitSpec, VehicleKind, Vehicles,
+};
+pub use geometry::bounds::Bounds;
 pub use glam;
-pub use instrument::{Budgets, Stage, TimingReport};
-pub use profile::{Profile, ProfileError};
-pub use sim::{BadStep, ConfigError, OrderError, Quality, Sim, SimConfig};
-pub use spatial::{Bounds, SpatialHash};
-pub use vehicles::{SpawnError, StaleUnit, UnitId, UnitSpec, VehicleKind, Vehicles};
-pub use wide;
+pub use instrument::{
+    Budgets, FormationsFigures, IntegrateFigures, PathsFigures, SeparationFigures, SpatialFigures,
+    Stage, StageStats, SteeringFigures, TickTrace, TimingReport,
+};
+pub use nav::polygon::BridgeSpec;
+pub use nav::visgraph::{BridgeError, FactionId};
+pub use sim::snapshot::SnapshotError;
+pub use sim::{
+    BadStep, ConfigError, EngineColumns, Map, OrderError, PlatoonView, Quality, Sim, SimConfig,
+};
+pub use stages::steering::field::{Disc, OrbitingBody};

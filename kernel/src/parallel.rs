@@ -9,6 +9,11 @@
 
 use rayon::prelude::*;
 
+/// Rows per task of the steering and integrate passes: at about 100 ns a
+/// unit on one core, the last chunk of a pass, which one thread runs while
+/// the others wait, takes 0.1 ms (half the shared chunk's time).
+pub(crate) const STEER_CHUNK_ROWS: usize = 1024;
+
 /// Rows per task.
 pub const CHUNK_ROWS: usize = 2048;
 /// Passes over fewer rows run on the calling thread.
@@ -81,6 +86,7 @@ pub fn for_each_chunk_fold_of<T: Send, R: Copy + Send + Sync>(
 
 /// Like [`for_each_chunk`] over two columns cut alike: `work(first_row,
 /// a_rows, b_rows)`.
+#[cfg(any(test, feature = "internals"))]
 pub fn for_each_chunk2<A: Send, B: Send>(
     a: &mut [A],
     b: &mut [B],
@@ -152,9 +158,8 @@ type ChunkOf4<'a, A, B, C, D> = (
 );
 
 /// [`for_each_chunk3_of`] over four columns cut alike. A near-copy of it on
-/// purpose: running the three-column passes through this one with a column
-/// of `()` cost `integrate` 4 % (`steer_once 11.3 --time`, 0.668–0.681
-/// against 0.644–0.649 ms).
+/// purpose: three-column passes through this one with a column of `()` are
+/// slower (guarded by the `steering` bench's `integrate`).
 pub fn for_each_chunk4_of<A: Send, B: Send, C: Send, D: Send>(
     chunk_rows: usize,
     a: &mut [A],

@@ -1,7 +1,7 @@
 //! The Perram–Wertheim test against a brute-force oracle that samples one
 //! surface densely and evaluates the other's implicit equation.
 
-use convoy::ellipsoid::{Ellipsoid, Shape, contact_function, depth_along_centre_line};
+use convoy::geometry::ellipsoid::{Ellipsoid, Shape, contact_function, depth_along_centre_line};
 use convoy::glam::{Mat3, Vec3};
 use convoy::random::unit_f32;
 

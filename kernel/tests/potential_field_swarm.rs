@@ -4,11 +4,11 @@
 //! keeping out is the field's doing alone (the shield pass does not know
 //! the bodies, and could push a ship into one).
 
+use convoy::data::vehicles::ARRIVE_RADIUS;
+use convoy::data::vehicles::SteerMode;
 use convoy::glam::Vec2;
 use convoy::random::unit_f32;
-use convoy::steer::ARRIVE_RADIUS;
-use convoy::steer::field::OrbitingBody;
-use convoy::vehicles::SteerMode;
+use convoy::stages::steering::field::OrbitingBody;
 use convoy::{Bounds, Sim, SimConfig, UnitSpec, VehicleKind};
 
 const DT: f32 = 1.0 / 30.0;

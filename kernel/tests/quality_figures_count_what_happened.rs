@@ -2,8 +2,8 @@
 //! object) count what happened, checked against the columns and the stage
 //! counters.
 
+use convoy::data::vehicles::{ARRIVE_RADIUS, STUCK_AFTER_S};
 use convoy::glam::{Vec2, Vec3};
-use convoy::steer::{ARRIVE_RADIUS, STUCK_AFTER_S};
 use convoy::{Bounds, Sim, SimConfig, UnitSpec, VehicleKind};
 
 const DT: f32 = 0.05;

@@ -3,9 +3,9 @@
 mod common;
 
 use common::{World, crowd, worst_overlap};
-use convoy::SpatialHash;
+use convoy::data::spatial_hash::SpatialHash;
 use convoy::glam::{Vec2, Vec3};
-use convoy::separation::{Separation, SeparationStats};
+use convoy::stages::separation::{Separation, SeparationStats};
 
 fn separate(world: &mut World, iterations: u32) -> SeparationStats {
     let hash = world.hash();

@@ -4,8 +4,9 @@
 
 #![allow(clippy::unwrap_used)]
 
+use convoy::Bounds;
+use convoy::data::spatial_hash::SpatialHash;
 use convoy::glam::Vec2;
-use convoy::{Bounds, SpatialHash};
 use proptest::prelude::*;
 
 fn brute_force_within(points: &[Vec2], centre: Vec2, radius: f32) -> Vec<u32> {

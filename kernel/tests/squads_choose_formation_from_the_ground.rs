@@ -11,7 +11,7 @@ mod river;
 use std::f32::consts::FRAC_PI_2;
 use std::sync::Arc;
 
-use convoy::formation::to_world;
+use convoy::data::platoons::to_world;
 use convoy::glam::Vec2;
 use convoy::nav::polygon::rasterize;
 use convoy::{Formation, PlatoonId, PlatoonSpec, Sim, SimConfig, UnitId, UnitSpec, VehicleKind};
@@ -22,8 +22,10 @@ const DT: f32 = 1.0 / 30.0;
 fn sim() -> Sim {
     let (map, nav) = river();
     let mut config = SimConfig::new(convoy::Bounds::new(Vec2::splat(-50.0), Vec2::splat(1050.0)));
-    config.polygon = Some(nav);
-    config.map = Some(Arc::new(rasterize(&map, 5.0).expect("valid cell size")));
+    config.map = convoy::Map::Polygon {
+        navigator: nav,
+        raster: Arc::new(rasterize(&map, 5.0).expect("valid cell size")),
+    };
     config.separation_iterations = 0;
     Sim::new(config).expect("valid config")
 }

@@ -4,9 +4,9 @@
 
 use std::f32::consts::PI;
 
+use convoy::data::vehicles::ARRIVE_RADIUS;
+use convoy::geometry::segments::segment_distance;
 use convoy::glam::Vec2;
-use convoy::steer::ARRIVE_RADIUS;
-use convoy::steer::avoid::segment_distance;
 use convoy::{Bounds, Sim, SimConfig, UnitId, UnitSpec, VehicleKind};
 
 const DT: f32 = 1.0 / 30.0;

@@ -2,8 +2,8 @@
 //! the allocator.
 
 use convoy::glam::Vec2;
+use convoy::nav::turning::TurningPath;
 use convoy::random::unit_f32;
-use convoy::steer::turning::TurningPath;
 
 mod counting_allocator;
 use counting_allocator::{CountingAllocator, allocations_during};

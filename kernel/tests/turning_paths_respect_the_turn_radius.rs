@@ -5,7 +5,7 @@
 use std::f32::consts::{FRAC_1_SQRT_2, FRAC_PI_2, PI, TAU};
 
 use convoy::glam::Vec2;
-use convoy::steer::turning::{CornerCurve, MERGE_DISTANCE, Segment, TurningPath, TurningPathError};
+use convoy::nav::turning::{CornerCurve, MERGE_DISTANCE, Segment, TurningPath, TurningPathError};
 use proptest::prelude::*;
 
 /// Consecutive segments must share endpoints this closely (metres).

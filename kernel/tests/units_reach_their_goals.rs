@@ -3,8 +3,8 @@
 
 #![allow(clippy::unwrap_used)]
 
+use convoy::data::vehicles::ARRIVE_RADIUS;
 use convoy::glam::Vec2;
-use convoy::steer::ARRIVE_RADIUS;
 use convoy::{Bounds, Sim, SimConfig, UnitSpec, VehicleKind};
 
 fn open_world() -> Sim {

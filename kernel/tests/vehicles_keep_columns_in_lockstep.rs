@@ -99,7 +99,7 @@ fn every_column_is_viewable_as_bytes_of_the_right_length() {
             .unwrap();
     }
     let names: Vec<&str> = vehicles.columns().bytes().map(|(name, _)| name).collect();
-    assert_eq!(names, convoy::vehicles::Columns::NAMES);
+    assert_eq!(names, convoy::data::vehicles::Columns::NAMES);
     let positions = vehicles
         .columns()
         .bytes()

@@ -1,5 +1,5 @@
 //! The separation bench's peer: the same pass as
-//! [`convoy::separation::Separation::pass`] with one push (a Jacobi push of
+//! [`convoy::stages::separation::Separation::pass`] with one push (a Jacobi push of
 //! every overlapping pair, then the deepest overlap left), built the
 //! textbook way on the field's spatial index, [`rstar`], as a broad phase
 //! and a narrow phase:
@@ -22,20 +22,20 @@
 //! Only ground crowds of movable units (the bench's) are handled: every
 //! centre line is horizontal.
 
-use convoy::ellipsoid::{LANES, Offsets8, Shape, Shapes8, contact_functions_until};
+use convoy::geometry::ellipsoid::{LANES, Offsets8, Shape, Shapes8, contact_functions_until};
 use convoy::glam::Vec2;
-use convoy::separation::{SKIN_REL, TOLERANCE_REL};
-use convoy::wide::f32x8;
+use convoy::stages::separation::{SKIN_REL, TOLERANCE_REL};
 use rayon::prelude::*;
 use rstar::RTree;
 use rstar::primitives::GeomWithData;
+use wide::f32x8;
 
 use crate::shield_crowd::ShieldCrowd;
 
 /// Pairs per task of the narrow phase.
 const PAIRS_PER_TASK: usize = 64 * LANES;
 
-/// What the peer's pass found, as [`convoy::separation::SeparationStats`]
+/// What the peer's pass found, as [`convoy::stages::separation::SeparationStats`]
 /// reports it.
 #[derive(Clone, Copy, Debug)]
 pub struct PeerStats {

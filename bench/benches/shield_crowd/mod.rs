@@ -1,10 +1,11 @@
 //! The shield separation benchmarks' crowd, shared by the criterion bench
 //! (`separation.rs`) and the instruction counts (`instructions.rs`).
 
+use convoy::Bounds;
+use convoy::data::spatial_hash::SpatialHash;
 use convoy::glam::{Vec2, Vec3};
 use convoy::random::unit_f32;
-use convoy::separation::{Separation, SeparationInput};
-use convoy::{Bounds, SpatialHash};
+use convoy::stages::separation::{Separation, SeparationInput};
 
 /// How big the crowd's shields are. The separation issue asks for "shields
 /// of 2–6 m" at one unit per 50 m², which reads two ways.

@@ -16,13 +16,13 @@ pub mod svg;
 use std::path::{Path, PathBuf};
 
 use clap::Args;
-use convoy::Profile;
 use convoy::glam::{DVec2, Vec2};
 use convoy::nav::movingai::load_map;
 use convoy::nav::polygon::{PolygonMap, load_mesh, load_polygon_map, trace_grid};
 use convoy::nav::quadtree::{QuadPlanner, Quadtree};
 use convoy::nav::visgraph::{FactionId, GraphConfig, PolygonNavigator, VisGraph, VisSearch};
 use convoy::nav::{Cell, CostGrid, GridPlanner, Mobility};
+use convoy_scenarios::Profile;
 
 use self::layers::{LAYERS, Layer};
 use self::scene::{Explored, MapScene, PolygonQuery, PolygonScene, Query, Scene};
@@ -105,7 +105,7 @@ pub fn build_sim(
         .map(|threads| threads as usize)
         .or(profile.run.threads)
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from));
-    convoy::scenario::build(profile, threads)
+    convoy_scenarios::build(profile, threads)
         .map_err(|error| CliError::Setup(format!("{source}: {error}")))
 }
 
@@ -208,7 +208,7 @@ fn render_profile(args: &RenderArgs, selected: &[&Layer]) -> Result<String, CliE
     let (mut profile, source) = load_profile(args.input.as_deref())?;
     let mut sim = build_sim(&mut profile, &source, args.units, args.threads)?;
     let ticks = args.tick.unwrap_or(0);
-    let orders = convoy::scenario::Orders::new(&profile, &sim);
+    let orders = convoy_scenarios::Orders::new(&profile, &sim);
     let ordered = |sim: &mut convoy::Sim| {
         orders
             .before_step(sim)

@@ -88,14 +88,14 @@ pub fn replay(args: &ReplayArgs) -> Result<(), CliError> {
     sim.trace_ticks(ticks as usize);
     let mut recorder = Recorder::new(&sim, frames)?;
     recorder.record(&sim, None)?;
-    let orders = convoy::scenario::Orders::new(&profile, &sim);
+    let orders = convoy_scenarios::Orders::new(&profile, &sim);
     for tick in 1..=ticks {
         orders
             .before_step(&mut sim)
             .map_err(|error| CliError::Setup(format!("{source}: {error}")))?;
         sim.step(profile.run.dt);
         if tick.is_multiple_of(every) {
-            let stage_ms = sim.instruments().trace().last().copied();
+            let stage_ms = sim.trace().last().copied();
             recorder.record(&sim, stage_ms)?;
         }
     }

@@ -14,8 +14,8 @@
 
 use std::f32::consts::TAU;
 
+use convoy::data::vehicles::Columns;
 use convoy::glam::Vec2;
-use convoy::vehicles::Columns;
 use convoy::{Bounds, Sim};
 use serde::Serialize;
 
@@ -403,8 +403,8 @@ mod tests {
     #[test]
     fn route_changes_replayed_in_order_give_every_frames_remaining_corners() {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/visual/walls.toml");
-        let profile = convoy::Profile::load(&path).unwrap();
-        let mut sim = convoy::scenario::build(&profile, 1).unwrap();
+        let profile = convoy_scenarios::Profile::load(&path).unwrap();
+        let mut sim = convoy_scenarios::build(&profile, 1).unwrap();
         let frames = 40;
         let mut recorder = Recorder::new(&sim, frames).unwrap();
         let mut expected = Vec::new();

@@ -5,11 +5,11 @@
 //! the grid and the query (generation stamps make leftover state invisible),
 //! so which worker answers which query cannot change any answer: the batch is
 //! bit-identical with any thread count (DESIGN.md, "Determinism"). Contexts
-//! live in a [`WorkerContexts`] indexed by `rayon::current_thread_index()`
+//! live in per-worker contexts indexed by `rayon::current_thread_index()`
 //! and persist
 //! across batches, as do the answers' path buffers, so a warm
-//! [`BatchPlanner`] allocates nothing per query. This is the "thousands of
-//! queries per tick" machinery of issue 3; the per-query search is
+//! [`BatchPlanner`] allocates nothing per query: thousands of queries a
+//! tick. The per-query search is
 //! [`astar`](super::astar).
 
 use crate::parallel::{QuerySplit, WorkerContexts};

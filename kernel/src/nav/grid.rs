@@ -296,7 +296,7 @@ impl CostGrid {
                 *slot = mobility.cost(terrain).unwrap_or(BLOCKED);
             }
         }
-        let regions = RegionLabels::label(&cost, stride as usize);
+        let regions = RegionLabels::label(&cost, stride as usize, BLOCKED);
         let mut passable = cost.iter().copied().filter(|&c| c != BLOCKED);
         let first = passable.next();
         let uniform_cost = first.filter(|&c| passable.all(|other| other == c));

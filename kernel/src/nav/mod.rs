@@ -1,4 +1,5 @@
-//! Navigation: maps, planners and the path-request queue of the `paths` stage.
+//! Navigation: maps and standalone planners. Nothing here knows the `Sim`
+//! or its stages; the `paths` stage calls these planners.
 //!
 //! - [`grid`]: terrain maps ([`GridMap`]) and what one movement mode sees of
 //!   them ([`CostGrid`]: per-cell cost multipliers and connected regions).
@@ -11,13 +12,8 @@
 //! - [`quadtree`]: the Armada quadtree (Davis 2000): decomposition, neighbour
 //!   graph, leaf A* and two-step rubber-banding.
 //! - [`regions`]: connected-region labels, so unreachable goals cost nothing.
-//! - [`queue`]: the path-request queue.
-//! - [`flights`]: the `paths` stage's grid searches in flight, suspended
-//!   when the tick's work budget runs out and resumed the next tick.
-//! - [`world`]: the grid placed in the world ([`WorldMap`]) and the units'
-//!   routes ([`Routes`]): string-pulled corners of the A* path.
-//! - [`service`]: the `paths` stage: time-sliced, batched planning of the
-//!   queue on the map, route following, the bad-position check.
+//! - [`world`]: the grid placed in the world ([`WorldMap`]), line of sight
+//!   on it, and string-pulling of A* paths into short routes.
 //! - [`polygon`]: polygon maps (containers, obstacles, swamps, roads,
 //!   bridges) with the JSON and Polyanya `.mesh` loaders.
 //! - [`clearance`]: free space for a vehicle radius (`i_overlay` unions,
@@ -28,17 +24,15 @@
 pub mod astar;
 pub mod batch;
 pub mod clearance;
-pub mod flights;
 pub mod grid;
 pub mod movingai;
 pub mod polygon;
 pub mod quadtree;
-pub mod queue;
 pub mod regions;
-pub mod service;
 pub mod visgraph;
 pub mod world;
 
+pub use crate::geometry::turning;
 pub use astar::{BoundedPath, GridPlanner, Path, PathError, Progress};
 pub use batch::{BatchPlanner, GridAnswer, GridQuery, plan_batch};
 pub use grid::{Cell, CostGrid, GridError, GridMap, Mobility, MobilityError, Terrain};
@@ -47,11 +41,9 @@ pub use movingai::{
     load_scen, parse_map, parse_scen,
 };
 pub use quadtree::{Leaf, QuadPath, QuadPlanner, Quadtree, QuadtreeError, supercover};
-pub use queue::{PathQueue, PathRequest};
 pub use regions::RegionLabels;
-pub use service::{PathService, ServeStats};
 pub use visgraph::{
     BridgeTraffic, FactionId, GraphConfig, NavError, PathCost, PolygonNavigator, QueryOptions,
     SearchAlgorithm, StartInsertion, VisGraph, VisSearch,
 };
-pub use world::{ROUTE_POINTS, Routes, WorldMap};
+pub use world::WorldMap;

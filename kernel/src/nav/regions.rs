@@ -14,8 +14,6 @@
 //! so the 8-connected regions the planner sees are exactly the 4-connected
 //! components of the passable cells, which is what the flood fill computes.
 
-use super::grid::BLOCKED;
-
 /// Label of impassable cells.
 const NONE: u32 = u32::MAX;
 
@@ -30,12 +28,12 @@ impl RegionLabels {
     /// Labels the passable cells of a padded cost array (`stride` cells per
     /// row, border cells blocked) by 4-connected flood fill, in index order:
     /// the region holding the first passable cell is 0, and so on.
-    pub(crate) fn label(cost: &[f32], stride: usize) -> Self {
+    pub(crate) fn label(cost: &[f32], stride: usize, blocked: f32) -> Self {
         let mut labels = vec![NONE; cost.len()];
         let mut stack = Vec::new();
         let mut count = 0u32;
         for seed in 0..cost.len() {
-            if cost[seed] == BLOCKED || labels[seed] != NONE {
+            if cost[seed] == blocked || labels[seed] != NONE {
                 continue;
             }
             labels[seed] = count;
@@ -43,7 +41,7 @@ impl RegionLabels {
             while let Some(i) = stack.pop() {
                 // The blocked border keeps every neighbour index in range.
                 for n in [i - stride, i - 1, i + 1, i + stride] {
-                    if cost[n] != BLOCKED && labels[n] == NONE {
+                    if cost[n] != blocked && labels[n] == NONE {
                         labels[n] = count;
                         stack.push(n);
                     }

@@ -3,8 +3,8 @@
 //! A [`WorldMap`] places a grid ([`CostGrid`], ground mobility) in the world:
 //! cell `(x, y)` covers `origin + (x, y) · cell_size` to one cell further, row
 //! 0 at the origin's y. The `paths` stage answers move orders on it with grid
-//! A* ([`super::flights`], one search context per search in flight) and stores
-//! each answer as a short polyline in [`Routes`]: the cell path string-pulled
+//! A* (one search context per search in flight) and stores each answer as a
+//! short polyline: the cell path string-pulled
 //! to its corners by line of sight (the last-visible-point smoothing of the
 //! Armada paper's rubber-banding, step 2), at most [`ROUTE_POINTS`] of them.
 //! A unit at the end of a truncated route asks again from where it stands.
@@ -17,7 +17,7 @@ use super::astar::Path;
 use super::grid::{Cell, CostGrid, GridMap, Mobility, MobilityError};
 use super::polygon::raster::Ground;
 use super::quadtree::supercover;
-use crate::spatial::Bounds;
+use crate::geometry::bounds::Bounds;
 
 /// Corners kept per route; a longer route is cut and re-planned at its end.
 pub const ROUTE_POINTS: usize = 16;
@@ -330,56 +330,13 @@ fn summed_blocked(grid: &CostGrid) -> Vec<u32> {
     }
     table
 }
-
-/// Every unit's route, [`ROUTE_POINTS`] slots per handle slot (stable
-/// across row moves). Sized when units spawn, so storing a route never
-/// allocates in the tick.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Routes {
-    points: Vec<Vec2>,
-}
-
-impl Routes {
-    /// Makes room for `slots` handle slots.
-    pub fn reserve_slots(&mut self, slots: usize) {
-        let needed = slots * ROUTE_POINTS;
-        if self.points.len() < needed {
-            self.points.resize(needed, Vec2::ZERO);
-        }
-    }
-
-    /// Stores `route` (at most [`ROUTE_POINTS`] points) for `slot`.
-    pub fn store(&mut self, slot: u32, route: &[Vec2]) {
-        let start = slot as usize * ROUTE_POINTS;
-        self.points[start..start + route.len()].copy_from_slice(route);
-    }
-
-    /// Point `index` of `slot`'s route.
-    #[must_use]
-    #[inline]
-    pub fn point(&self, slot: u32, index: u32) -> Vec2 {
-        self.points[slot as usize * ROUTE_POINTS + index as usize]
-    }
-
-    /// `slot`'s route points (all [`ROUTE_POINTS`] of them; the unit's
-    /// `route_len` column says how many are in use).
-    #[must_use]
-    pub fn of(&self, slot: u32) -> &[Vec2] {
-        let start = slot as usize * ROUTE_POINTS;
-        &self.points[start..start + ROUTE_POINTS]
-    }
-
-    /// The whole buffer, for snapshots.
-    #[must_use]
-    pub fn as_slice(&self) -> &[Vec2] {
-        &self.points
-    }
-
-    /// Routes from a snapshot's buffer.
-    #[must_use]
-    pub fn from_points(points: Vec<Vec2>) -> Routes {
-        Routes { points }
-    }
+/// How much the ground under `position` slows a unit: its cell's cost
+/// multiplier (swamp, nebula), at least 1; 1 off the map or with none.
+#[inline]
+#[must_use]
+pub fn terrain_slowdown(map: Option<&WorldMap>, position: Vec2) -> f32 {
+    map.and_then(|map| map.grid().cost(map.cell_at(position)?))
+        .map_or(1.0, |cost| cost.max(1.0))
 }
 
 #[cfg(test)]

@@ -2,11 +2,11 @@
 
 #![allow(dead_code)]
 
-use convoy::ellipsoid::{Ellipsoid, depth_along_centre_line, overlaps};
+use convoy::geometry::ellipsoid::{Ellipsoid, depth_along_centre_line, overlaps};
 use convoy::glam::{Vec2, Vec3};
 use convoy::random::unit_f32;
-use convoy::separation::SeparationInput;
-use convoy::spatial::{Bounds, SpatialHash};
+use convoy::stages::separation::SeparationInput;
+use convoy::{Bounds, data::spatial_hash::SpatialHash};
 
 /// Cell size of every test hash: larger shields count as big units.
 pub const CELL: f32 = 8.0;

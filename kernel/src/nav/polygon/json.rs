@@ -1,4 +1,4 @@
-//! The JSON polygon-map format (documented in the README, "Polygon maps").
+//! The JSON polygon-map format (documented in docs/polygon-maps.md).
 //!
 //! ```json
 //! {

@@ -5,8 +5,7 @@
 //! [`VisSearch`]'s generation stamps make leftover state invisible), so
 //! which worker answers which query cannot change an answer: a batch is
 //! bit-identical with any thread count (DESIGN.md, "Determinism"). As in
-//! the grid's [`crate::nav::BatchPlanner`], contexts live in a
-//! [`crate::parallel::WorkerContexts`], indexed by
+//! the grid's [`crate::nav::BatchPlanner`], contexts live in per-worker slots, indexed by
 //! `rayon::current_thread_index()`, made once per worker and kept across
 //! batches (not once per rayon task, as `map_init` would), and the answers'
 //! waypoint buffers are reused, so a warm planner allocates nothing per

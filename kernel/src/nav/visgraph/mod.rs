@@ -22,13 +22,17 @@
 //! The search over it, with start/goal insertion, bridges and factions, is
 //! [`navigator`]; [`batch`] answers many queries across the rayon pool.
 
-pub mod batch;
+mod batch;
+#[cfg(feature = "internals")]
+#[doc(hidden)]
 pub mod boundary;
-pub mod file;
-pub mod navigator;
+#[cfg(not(feature = "internals"))]
+mod boundary;
+mod file;
+mod navigator;
 mod nodes;
-pub mod search;
-pub mod swamps;
+mod search;
+mod swamps;
 
 use std::collections::HashMap;
 

@@ -1,0 +1,126 @@
+//! Runs of places a query window covers, and the rows a sweep skips.
+
+use super::SpatialHash;
+
+pub(crate) const WINDOW_RUNS: usize = 3;
+
+/// A window's runs of places, one a row: `(first place, length)`, some
+/// empty.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct WindowRuns(pub(super) [(usize, usize); WINDOW_RUNS]);
+
+impl WindowRuns {
+    /// How many places the runs hold.
+    #[inline]
+    pub(crate) fn len(&self) -> usize {
+        self.0.iter().map(|run| run.1).sum()
+    }
+
+    /// How many runs hold places.
+    #[inline]
+    pub(crate) fn non_empty(&self) -> usize {
+        self.0.iter().map(|run| usize::from(run.1 > 0)).sum()
+    }
+
+    /// The place of the `k`-th of [`WindowRuns::len`] places, without a
+    /// branch on which run holds it.
+    #[inline]
+    pub(crate) fn place(&self, k: usize) -> usize {
+        let [(a, a_len), (b, b_len), (c, _)] = self.0;
+        let shift = [a, b.wrapping_sub(a_len), c.wrapping_sub(a_len + b_len)];
+        let run = usize::from(k >= a_len) + usize::from(k >= a_len + b_len);
+        k.wrapping_add(shift[run])
+    }
+}
+
+/// The grid rows of the first and last places a window search leaves out.
+/// The rows strictly between them hold only left-out places (a row's
+/// places come after every place of the rows before it).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub(super) struct SkippedRows {
+    pub(super) first: usize,
+    pub(super) last: usize,
+}
+
+impl SkippedRows {
+    /// The first row at or after `row` not wholly inside the left-out
+    /// places.
+    #[inline]
+    pub(super) fn outside(self, row: usize) -> usize {
+        if row > self.first && row < self.last {
+            self.last
+        } else {
+            row
+        }
+    }
+}
+
+/// Places a window search leaves out
+/// ([`SpatialHash::for_each_row_range_outside`]), with the grid rows of the
+/// first and last of them: made by [`SpatialHash::skip`], or, for a sweep,
+/// by [`SweepSkips`].
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Skip {
+    pub(super) places: std::ops::Range<usize>,
+    /// `None` when `places` holds no place of the hash.
+    pub(super) rows: Option<SkippedRows>,
+}
+
+/// The [`Skip`]s of a sweep that visits places in increasing order and
+/// leaves out, for each, the places from a fixed first one through its own
+/// (or its own alone). The rows of those places are walked from one place
+/// to the next along the grid rows' first places (a row's places come
+/// after every place of the rows before it), not found again from each
+/// place's position.
+#[derive(Clone, Debug)]
+pub(crate) struct SweepSkips<'a> {
+    pub(super) hash: &'a SpatialHash,
+    pub(super) first: usize,
+    pub(super) first_row: usize,
+    /// The row of the last place asked for, and the first place of the
+    /// next row.
+    pub(super) row: usize,
+    pub(super) next_row_start: usize,
+}
+
+impl SweepSkips<'_> {
+    /// The grid row of `place`, which is at or after the last one asked
+    /// for.
+    #[inline]
+    fn row_through(&mut self, place: usize) -> usize {
+        debug_assert!(place < self.hash.len(), "place {place} is past the hash");
+        while place >= self.next_row_start {
+            self.row += 1;
+            self.next_row_start = self.hash.row_start(self.row + 1);
+        }
+        self.row
+    }
+
+    /// The places from the first through `place` (at or after the last one
+    /// asked for).
+    #[inline]
+    pub(crate) fn through(&mut self, place: usize) -> Skip {
+        let last = self.row_through(place);
+        Skip {
+            places: self.first..place + 1,
+            rows: Some(SkippedRows {
+                first: self.first_row,
+                last,
+            }),
+        }
+    }
+
+    /// `place` (at or after the last one asked for) alone.
+    #[inline]
+    pub(crate) fn only(&mut self, place: usize) -> Skip {
+        let row = self.row_through(place);
+        Skip {
+            places: place..place + 1,
+            rows: Some(SkippedRows {
+                first: row,
+                last: row,
+            }),
+        }
+    }
+}
+

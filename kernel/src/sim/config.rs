@@ -1,0 +1,165 @@
+//! What a [`Sim`](super::Sim) is built from: [`SimConfig`], with its one
+//! [`Map`] choice, and the errors [`Sim::new`](super::Sim::new) gives.
+
+use std::sync::Arc;
+
+use thiserror::Error;
+
+use crate::data::spatial_hash::{Bounds, GridError};
+use crate::instrument::Budgets;
+use crate::nav::{PolygonNavigator, WorldMap};
+use crate::stages::steering::field::OrbitingBody;
+
+/// Everything a [`Sim`](super::Sim) is built from, checked by [`Sim::new`](super::Sim::new).
+#[derive(Clone, Debug)]
+pub struct SimConfig {
+    /// Worker threads (≥ 1), including the thread that builds the `Sim`.
+    pub threads: usize,
+    /// The world the spatial hash covers; units outside still work, slower.
+    pub bounds: Bounds,
+    /// Spatial hash cell edge; `None` uses `neighbour_radius`.
+    pub cell_size: Option<f32>,
+    /// Radius of neighbour interactions, metres.
+    pub neighbour_radius: f32,
+    /// Frame and stage budgets.
+    pub budgets: Budgets,
+    /// Most path requests taken from the queue per tick.
+    pub max_path_requests_per_tick: usize,
+    /// The `paths` stage's work budget per tick, in cells: on a grid map
+    /// its searches stop (suspended, to resume next tick) once they have
+    /// done this much work in a tick; on a polygon map it stops serving
+    /// between batches once they have expanded this many nodes (a
+    /// deterministic budget: lockstep peers serve the same requests).
+    pub max_path_nodes_per_tick: u64,
+    /// Most separation pushes per tick (0 only measures overlap).
+    pub separation_iterations: u32,
+    /// Every this many ticks the vehicle rows are reordered into spatial
+    /// cell order, so neighbours sit together in memory; 0 never does.
+    pub reorder_interval: u32,
+    /// Longest step, seconds: a longer `dt` is clamped to it (a stalled
+    /// frame must not teleport units through each other).
+    pub max_dt: f32,
+    /// Round bodies moving along ellipses that potential-field units steer
+    /// around (planets, patrols).
+    pub bodies: Vec<OrbitingBody>,
+    /// The ground units move on and routes are planned over.
+    pub map: Map,
+}
+
+impl SimConfig {
+    /// Defaults for a world covering `bounds`.
+    #[must_use]
+    pub fn new(bounds: Bounds) -> SimConfig {
+        SimConfig {
+            threads: std::thread::available_parallelism().map_or(1, usize::from),
+            bounds,
+            cell_size: None,
+            neighbour_radius: 8.0,
+            budgets: Budgets::default(),
+            max_path_requests_per_tick: 1024,
+            max_path_nodes_per_tick: 20_000,
+            separation_iterations: 2,
+            reorder_interval: 32,
+            max_dt: 0.25,
+            bodies: Vec::new(),
+            map: Map::Open,
+        }
+    }
+}
+
+/// A configuration [`Sim::new`](super::Sim::new) refuses.
+#[derive(Debug, Error)]
+pub enum ConfigError {
+    /// `threads` was 0.
+    #[error("threads must be at least 1, was 0")]
+    NoThreads,
+    /// The neighbour radius was not a positive finite number.
+    #[error("neighbour radius must be a positive number of metres, was {0}")]
+    BadNeighbourRadius(f32),
+    /// The longest step was not a positive finite number.
+    #[error("max_dt must be a positive number of seconds, was {0}")]
+    BadMaxDt(f32),
+    /// A moving body is malformed.
+    #[error("body {index}: `{key}` {reason}")]
+    BadBody {
+        /// Its position in the list.
+        index: usize,
+        /// The offending field.
+        key: &'static str,
+        /// What is wrong.
+        reason: String,
+    },
+    /// The spatial grid cannot be built.
+    #[error(transparent)]
+    Grid(#[from] GridError),
+    /// The thread pool could not start.
+    #[error("cannot start the thread pool: {0}")]
+    Pool(#[from] rayon::ThreadPoolBuildError),
+    /// The map file cannot be loaded.
+    #[error(transparent)]
+    Map(#[from] crate::nav::MapError),
+    /// The map's movement costs are invalid.
+    #[error(transparent)]
+    Mobility(#[from] crate::nav::MobilityError),
+    /// The polygon map cannot be loaded or its graph built (the message
+    /// names the file and the element).
+    #[error("polygon map: {0}")]
+    Polygon(String),
+}
+
+/// The ground a [`Sim`](super::Sim) moves units on: one choice, so a map and
+/// its planner can never be set half.
+#[derive(Clone, Debug, Default)]
+pub enum Map {
+    /// An open field: every route is the straight line to the goal.
+    #[default]
+    Open,
+    /// A grid map: routes are planned on it by grid A*, and the tick's local
+    /// checks read it (line of sight in route following, the bad-position
+    /// check, formation slots, swamp slowdown, walls).
+    Grid(Arc<WorldMap>),
+    /// A polygon map: routes are planned on its visibility graph (Force 21);
+    /// `raster` is the same map as a grid
+    /// ([`crate::nav::polygon::rasterize`]) for the tick's local checks.
+    Polygon {
+        /// The visibility graph routes are planned on.
+        navigator: Arc<PolygonNavigator>,
+        /// The map's raster, for the local checks.
+        raster: Arc<WorldMap>,
+    },
+}
+
+impl Map {
+    /// The grid the tick's local checks read: the grid map, or the polygon
+    /// map's raster; `None` on an open field.
+    #[must_use]
+    pub fn grid(&self) -> Option<&WorldMap> {
+        self.grid_map().map(Arc::as_ref)
+    }
+
+    /// The polygon map's visibility graph, if the terrain is one.
+    #[must_use]
+    pub fn polygon(&self) -> Option<&PolygonNavigator> {
+        match self {
+            Map::Polygon { navigator, .. } => Some(navigator),
+            Map::Open | Map::Grid(_) => None,
+        }
+    }
+
+    /// The grid the local checks read, shared (see [`Map::grid`]).
+    #[must_use]
+    pub fn grid_map(&self) -> Option<&Arc<WorldMap>> {
+        match self {
+            Map::Open => None,
+            Map::Grid(map) | Map::Polygon { raster: map, .. } => Some(map),
+        }
+    }
+
+    /// The polygon map's navigator and raster, to change bridges.
+    pub(crate) fn polygon_mut(&mut self) -> Option<(&mut Arc<PolygonNavigator>, &mut Arc<WorldMap>)> {
+        match self {
+            Map::Polygon { navigator, raster } => Some((navigator, raster)),
+            Map::Open | Map::Grid(_) => None,
+        }
+    }
+}

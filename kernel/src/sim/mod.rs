@@ -1,0 +1,574 @@
+//! `Sim::step`: the stages of a tick, in order, and nothing else.
+//!
+//! A [`Sim`] owns the vehicle columns, each stage's working memory, the
+//! instruments and one rayon pool built with a fixed thread count. Stages
+//! never call each other: each takes the columns it reads and writes and
+//! reports its counters to its timer.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use glam::Vec2;
+use rayon::{ThreadPool, ThreadPoolBuilder};
+use thiserror::Error;
+
+mod config;
+mod platoon_orders;
+mod quality;
+mod views;
+pub mod snapshot;
+
+pub use config::{ConfigError, Map, SimConfig};
+pub use quality::Quality;
+pub use views::{EngineColumns, PlatoonView};
+use quality::QualityTotals;
+use crate::data::path_requests::PathRequest;
+use crate::data::platoons::Platoons;
+use crate::instrument::{
+    Budgets, FormationsFigures, Gauges, Instruments, IntegrateFigures, PathsFigures,
+    SeparationFigures, SpatialFigures, Stage, StageStats, SteeringFigures, TickTrace, TimingReport,
+};
+use crate::stages::spatial::SpatialStage;
+use crate::nav::PolygonNavigator;
+use crate::stages::formations::{FormationStage, FormationWorld};
+use crate::stages::paths::{PathService, Planner};
+use crate::stages::separation::{Separation, SeparationInput};
+use crate::data::spatial_hash::SpatialHash;
+use crate::stages::integrate::dynamics::{self, SPEED_FRACTION_SCALE};
+use crate::stages::steering::field::Disc;
+use crate::stages::steering::{SteerWorld, Steering};
+use crate::data::vehicles::{SpawnError, StaleUnit, UnitId, UnitSpec, Vehicles};
+
+/// A `dt` [`Sim::try_step`] refuses.
+#[derive(Clone, Copy, Debug, PartialEq, Error)]
+#[error("dt must be a positive finite number of seconds, was {0}")]
+pub struct BadStep(pub f32);
+
+/// The simulation: vehicles, stages and instruments. Working memory is
+/// reused across ticks, so after the first tick `step` does not allocate.
+#[derive(Debug)]
+pub struct Sim {
+    pub(crate) config: SimConfig,
+    pub(crate) vehicles: Vehicles,
+    spatial: SpatialHash,
+    pub(crate) paths: PathService,
+    pub(crate) platoons: Platoons,
+    pub(crate) formations: FormationStage,
+    steering: Steering,
+    separation: Separation,
+    instruments: Instruments,
+    spatial_stage: SpatialStage,
+    discs: Vec<Disc>,
+    quality: QualityTotals,
+    pool: Arc<ThreadPool>,
+    pub(crate) tick: u64,
+    pub(crate) time_s: f64,
+}
+
+impl Sim {
+    /// A world with no units.
+    ///
+    /// The calling thread joins the pool as worker 0 when it can (rayon's
+    /// `use_current_thread`), so `step` on this thread hands work to the
+    /// others without going through rayon's injector, which allocates.
+    pub fn new(config: SimConfig) -> Result<Sim, ConfigError> {
+        if config.threads == 0 {
+            return Err(ConfigError::NoThreads);
+        }
+        let radius = config.neighbour_radius;
+        if !(radius.is_finite() && radius > 0.0) {
+            return Err(ConfigError::BadNeighbourRadius(radius));
+        }
+        if !(config.max_dt.is_finite() && config.max_dt > 0.0) {
+            return Err(ConfigError::BadMaxDt(config.max_dt));
+        }
+        for (index, body) in config.bodies.iter().enumerate() {
+            body.validate()
+                .map_err(|(key, reason)| ConfigError::BadBody { index, key, reason })?;
+        }
+        let cell_size = config.cell_size.unwrap_or(radius);
+        let spatial = SpatialHash::new(config.bounds, cell_size)?;
+        let separation = Separation::new(config.bounds, cell_size, config.separation_iterations)?;
+        let builder = || ThreadPoolBuilder::new().num_threads(config.threads);
+        let pool = builder()
+            .use_current_thread()
+            .build()
+            .or_else(|_already_in_a_pool| builder().build())?;
+        // A worker's first steal creates its crossbeam-epoch handle (an
+        // allocation): make it here, not inside some later tick.
+        pool.broadcast(|_| drop(crossbeam_epoch::pin()));
+        Ok(Sim {
+            instruments: Instruments::new(config.budgets),
+            discs: vec![Disc::default(); config.bodies.len()],
+            quality: QualityTotals::default(),
+            time_s: 0.0,
+            config,
+            vehicles: Vehicles::default(),
+            spatial,
+            paths: PathService::default(),
+            platoons: Platoons::default(),
+            formations: FormationStage::default(),
+            steering: Steering::default(),
+            separation,
+            spatial_stage: SpatialStage::default(),
+            pool: Arc::new(pool),
+            tick: 0,
+        })
+    }
+
+    /// The configuration it was built with.
+    #[must_use]
+    pub fn config(&self) -> &SimConfig {
+        &self.config
+    }
+
+    /// Worker threads in the pool.
+    #[must_use]
+    pub fn threads(&self) -> usize {
+        self.pool.current_num_threads()
+    }
+
+    /// Ticks stepped so far.
+    #[must_use]
+    pub fn tick_count(&self) -> u64 {
+        self.tick
+    }
+
+    /// The vehicle columns (zero-copy).
+    #[must_use]
+    pub fn vehicles(&self) -> &Vehicles {
+        &self.vehicles
+    }
+
+    /// Every vehicle column, bookkeeping included, for the workspace's
+    /// benches (engines use [`Sim::columns_mut`]).
+    #[cfg(feature = "internals")]
+    #[doc(hidden)]
+    pub fn vehicles_mut(&mut self) -> crate::data::vehicles::ColumnsMut<'_> {
+        self.vehicles.columns_mut()
+    }
+
+    /// Adds a unit; every stage's scratch grows with it, outside the tick.
+    /// On a map, a movable ground unit must start on an open cell
+    /// ([`SpawnError::NotOnOpenGround`]): walls only stop units that stand
+    /// on open ground, so one started inside a building would drive through
+    /// walls until it got out.
+    pub fn spawn(&mut self, spec: &UnitSpec) -> Result<UnitId, SpawnError> {
+        spec.validate()?;
+        let grounded = spec.inv_mass > 0.0 && !spec.kind.handling().flies;
+        if let Some(map) = self.config.map.grid()
+            && grounded
+            && !map.is_open(spec.position)
+        {
+            return Err(SpawnError::NotOnOpenGround {
+                x: spec.position.x,
+                y: spec.position.y,
+            });
+        }
+        let id = self.vehicles.spawn(spec)?;
+        self.reserve(self.vehicles.len());
+        Ok(id)
+    }
+
+    /// Removes a unit; its handle becomes stale. A platoon member leaves
+    /// its platoon first (see [`Sim::leave_platoon`]).
+    pub fn despawn(&mut self, id: UnitId) -> Result<(), StaleUnit> {
+        self.leave_platoon(id).map_err(|_| StaleUnit(id))?;
+        self.vehicles.despawn(id)
+    }
+
+    /// Sizes every stage's scratch for `units`, so ticks never allocate.
+    pub fn reserve(&mut self, units: usize) {
+        self.spatial.reserve(units);
+        let slots = self.vehicles.handle_parts().0.len();
+        let threads = self.pool.current_num_threads();
+        let planner = planner(&self.config);
+        let requests = units + self.platoons.records().len();
+        self.paths.reserve(requests, slots.max(units), planner);
+        self.formations.reserve(self.config.map.grid(), threads);
+        let bridges = self
+            .config
+            .map
+            .polygon()
+            .map_or(0, PolygonNavigator::bridge_count);
+        self.formations.reserve_bridges(bridges);
+        self.steering.reserve(units);
+        self.separation.reserve(units);
+        self.spatial_stage.reserve(units);
+    }
+
+    /// Orders a unit to `goal`: queued for the `paths` stage. Until it is
+    /// served the unit's own checks ask for no path (theirs would lead to
+    /// the old goal and, being newer, replace the order).
+    pub fn order_move(&mut self, unit: UnitId, goal: Vec2) -> Result<(), OrderError> {
+        let row = self
+            .vehicles
+            .row_of(unit)
+            .ok_or(OrderError::Stale(StaleUnit(unit)))?;
+        if !goal.is_finite() {
+            return Err(OrderError::BadGoal(goal));
+        }
+        if let Some(map) = self.config.map.grid()
+            && map.cell_at(goal).is_none()
+        {
+            return Err(OrderError::OffMap(goal));
+        }
+        self.paths.push(PathRequest::for_unit(unit, goal));
+        self.vehicles.columns_mut().route_pending[row] = 1;
+        Ok(())
+    }
+
+    /// Every unit's route, by handle slot (a unit's `route_len` column says
+    /// how many points are in use), for the workspace's tests and renderer.
+    #[cfg(feature = "internals")]
+    #[doc(hidden)]
+    #[must_use]
+    pub fn routes(&self) -> &crate::data::routes::Routes {
+        self.paths.routes()
+    }
+
+    /// Path requests waiting for the `paths` stage or being searched.
+    #[must_use]
+    pub fn open_path_requests(&self) -> usize {
+        self.paths.waiting()
+    }
+
+    /// Grid searches the `paths` stage has begun and suspended, to resume
+    /// next tick.
+    #[must_use]
+    pub fn path_searches_in_flight(&self) -> usize {
+        self.paths.flights.searching()
+    }
+
+    /// Advances the world by `dt` seconds (at most `max_dt`), running
+    /// every stage in order.
+    ///
+    /// # Panics
+    /// If `dt` is NaN, infinite or not positive; [`Sim::try_step`] returns
+    /// an error instead.
+    pub fn step(&mut self, dt: f32) {
+        if let Err(error) = self.try_step(dt) {
+            panic!("{error}");
+        }
+    }
+
+    /// [`Sim::step`] for an untrusted `dt`: refused, with nothing changed,
+    /// unless it is a positive finite number of seconds.
+    pub fn try_step(&mut self, dt: f32) -> Result<(), BadStep> {
+        if !(dt.is_finite() && dt > 0.0) {
+            return Err(BadStep(dt));
+        }
+        let dt = dt.min(self.config.max_dt);
+        let pool = Arc::clone(&self.pool);
+        pool.install(|| self.run_stages(dt));
+        self.learn_of_removed_bridges();
+        self.tick += 1;
+        self.time_s += f64::from(dt);
+        Ok(())
+    }
+
+    /// Simulated seconds so far.
+    #[must_use]
+    pub fn time_s(&self) -> f64 {
+        self.time_s
+    }
+
+    /// Where the moving bodies are now.
+    pub fn bodies_now(&self) -> impl Iterator<Item = Disc> + '_ {
+        self.config
+            .bodies
+            .iter()
+            .map(|body| body.disc_at(self.time_s))
+    }
+
+    /// Movement quality since the last [`Sim::reset_instruments`].
+    #[must_use]
+    pub fn quality(&self) -> Quality {
+        let totals = &self.quality;
+        let per = |sum: f64, count: u64| if count == 0 { 0.0 } else { sum / count as f64 };
+        Quality {
+            arrived: totals.last.arrived,
+            collisions_per_1000_unit_ticks: per(
+                1000.0 * totals.collisions as f64,
+                totals.unit_ticks,
+            ),
+            mean_speed_fraction: per(
+                totals.speed_fraction_sum as f64 / f64::from(SPEED_FRACTION_SCALE),
+                totals.driving_unit_ticks,
+            ),
+            stuck: totals.last.stuck,
+            formation_error_mean_m: totals.formation.mean(),
+            formation_error_p95_m: totals.formation.p95(),
+            platoons_arrived: totals.platoons_arrived,
+        }
+    }
+
+    fn run_stages(&mut self, dt: f32) {
+        let reorder_due = self.config.reorder_interval > 0
+            && self
+                .tick
+                .is_multiple_of(u64::from(self.config.reorder_interval));
+        let Sim {
+            config,
+            vehicles,
+            spatial,
+            paths,
+            platoons,
+            formations,
+            steering,
+            separation,
+            instruments,
+            spatial_stage,
+            discs,
+            quality,
+            time_s,
+            tick,
+            ..
+        } = self;
+        for (disc, body) in discs.iter_mut().zip(&config.bodies) {
+            *disc = body.disc_at(*time_s);
+        }
+        instruments.tick(|stages| {
+            let built = stages.run(Stage::Spatial, || {
+                spatial_stage.run(spatial, vehicles, reorder_due)
+            });
+            stages.stats.spatial.fold(SpatialFigures {
+                reorders: f64::from(u8::from(built.reordered)),
+                max_cell_units: f64::from(built.max_cell_units),
+                outside_bounds: f64::from(built.outside_bounds),
+            });
+            let served = stages.run(Stage::Paths, || {
+                paths.run(
+                    vehicles,
+                    platoons,
+                    planner(config),
+                    config.map.grid(),
+                    config.max_path_nodes_per_tick,
+                    config.max_path_requests_per_tick,
+                    *tick,
+                )
+            });
+            stages.stats.paths.fold(PathsFigures {
+                served: served.served as f64,
+                dropped: served.dropped as f64,
+                unreachable: served.unreachable as f64,
+                requested: served.requested as f64,
+                expanded: served.expanded as f64,
+                work_cells: served.work as f64,
+                max_work_cells: served.work as f64,
+                queue_len: served.waiting as f64,
+                in_flight: served.in_flight as f64,
+            });
+            let moved = stages.run(Stage::Formations, || {
+                let world = FormationWorld {
+                    map: config.map.grid(),
+                    bridges: config.map.polygon(),
+                    dt,
+                    tick: *tick,
+                };
+                formations.run(platoons, vehicles, world)
+            });
+            quality.formation.add(platoons);
+            quality.platoons_arrived = moved.arrived;
+            stages.stats.formations.fold(FormationsFigures {
+                solo_units: moved.solo as f64,
+                platoons: moved.platoons as f64,
+                moving_platoons: moved.moving as f64,
+                waiting_platoons: moved.waiting as f64,
+                softened_slots: moved.softened as f64,
+                platoons_at_bridge: moved.at_bridge as f64,
+                platoons_arrived: moved.arrived as f64,
+            });
+            let mut columns = vehicles.columns_mut();
+            let steered = stages.run(Stage::Steering, || {
+                let world = SteerWorld {
+                    spatial,
+                    map: config.map.grid(),
+                    avoid_radius: config.neighbour_radius,
+                    bodies: discs,
+                    dt,
+                };
+                steering.run(&mut columns, world)
+            });
+            quality.last = steered;
+            stages.stats.steering.fold(SteeringFigures {
+                arrived_units: steered.arrived as f64,
+                avoiding_units: steered.avoiding as f64,
+                stopped_for_threat: steered.stopped as f64,
+                stuck_units: steered.stuck as f64,
+            });
+            let integrated = stages.run(Stage::Integrate, || {
+                dynamics::integrate_columns(&mut columns, config.map.grid(), dt)
+            });
+            quality.driving_unit_ticks += integrated.driving as u64;
+            quality.speed_fraction_sum += integrated.speed_fraction_sum;
+            stages.stats.integrate.fold(IntegrateFigures {
+                moving_units: integrated.moving as f64,
+                stopped_at_walls: integrated.walled as f64,
+            });
+            let pass = stages.run(Stage::Separation, || {
+                let input = SeparationInput {
+                    altitude: columns.altitude,
+                    heading: columns.heading,
+                    shield: columns.shield,
+                    inv_mass: columns.inv_mass,
+                    spatial,
+                    terrain: config.map.grid(),
+                };
+                separation.pass(input, columns.position)
+            });
+            quality.collisions += pass.overlaps;
+            quality.unit_ticks += columns.position.len() as u64;
+            stages.stats.separation.fold(SeparationFigures {
+                pairs_tested: pass.pairs_tested as f64,
+                exact_tests: pass.exact_tests as f64,
+                overlaps: pass.overlaps as f64,
+                iterations: f64::from(pass.iterations),
+                max_overlap_m: f64::from(pass.max_overlap_m),
+                max_overlap_rel: f64::from(pass.max_overlap_rel),
+            });
+            Gauges {
+                units: vehicles.len(),
+                open_path_requests: paths.waiting(),
+            }
+        });
+    }
+
+    /// Every stage's typed figures since the last reset (the report's
+    /// counters, as numbers).
+    #[must_use]
+    pub fn stage_stats(&self) -> StageStats {
+        self.instruments.stats()
+    }
+
+    /// The traced ticks' stage times (see [`Sim::trace_ticks`]), oldest
+    /// first: milliseconds of each stage in [`Stage::ALL`] order, then of
+    /// the whole tick.
+    #[must_use]
+    pub fn trace(&self) -> &[TickTrace] {
+        self.instruments.trace()
+    }
+
+    /// Keeps per-tick stage times for the next `ticks` ticks (see
+    /// [`Sim::trace`]); allocates now, not in the ticks.
+    pub fn trace_ticks(&mut self, ticks: usize) {
+        self.instruments.trace_ticks(ticks);
+    }
+
+    /// Forgets recorded timings and quality sums, e.g. after warm-up
+    /// ticks.
+    pub fn reset_instruments(&mut self) {
+        self.instruments.reset();
+        self.quality = QualityTotals {
+            last: self.quality.last,
+            platoons_arrived: self.quality.platoons_arrived,
+            ..QualityTotals::default()
+        };
+    }
+
+    /// Per-stage and whole-tick figures since the last reset.
+    #[must_use]
+    pub fn report(&self) -> (Vec<TimingReport>, TimingReport) {
+        self.instruments.report()
+    }
+
+    /// A 64-bit XXH3 hash of the whole simulation state: every section a
+    /// snapshot holds (tick, map identity, unit count and clock, every
+    /// column, the handle table, the path queue and searches in flight,
+    /// routes and platoons). Equal checksums mean bit-identical state.
+    #[must_use]
+    pub fn checksum(&self) -> u64 {
+        let mut hasher = xxhash_rust::xxh3::Xxh3::new();
+        for (name, bytes) in snapshot::state_sections(self) {
+            hasher.update(name.as_bytes());
+            hasher.update(&(bytes.len() as u64).to_le_bytes());
+            hasher.update(&bytes);
+        }
+        hasher.digest()
+    }
+
+    /// Identifies the world a snapshot belongs to: a hash of the bounds,
+    /// the spatial cell size, the grid map and the polygon map's graph size
+    /// and bridges (which stand, and what each faction believes).
+    #[must_use]
+    pub fn map_identity(&self) -> u64 {
+        let mut hasher = xxhash_rust::xxh3::Xxh3::new();
+        hasher.update(bytemuck::bytes_of(&self.config.bounds.min));
+        hasher.update(bytemuck::bytes_of(&self.config.bounds.max));
+        hasher.update(&self.spatial.cell_size().to_le_bytes());
+        if let Some(map) = self.config.map.grid() {
+            hasher.update(&map.identity().to_le_bytes());
+        }
+        if let Some(nav) = self.config.map.polygon() {
+            hasher.update(&(nav.total_nodes() as u64).to_le_bytes());
+            // Bridges removed or added at run time, and who knows: a
+            // snapshot restores only into a world whose bridges match.
+            nav.hash_bridges(&mut hasher);
+        }
+        hasher.digest()
+    }
+
+    /// Replaces this simulation's state with a snapshot's (the format:
+    /// `docs/snapshots.md`). On any error nothing changes.
+    pub fn restore(
+        &mut self,
+        reader: &mut impl std::io::Read,
+    ) -> Result<(), snapshot::SnapshotError> {
+        let state = snapshot::read(reader, self.map_identity())?;
+        let flights = snapshot::rebuild_flights(&state.flights, self.config.map.grid())?;
+        self.reserve(state.vehicles.len());
+        self.vehicles = state.vehicles;
+        self.paths.queue = state.path_queue;
+        self.paths.routes = state.routes;
+        self.paths.flights = flights;
+        self.platoons = state.platoons;
+        let slots = self.vehicles.handle_parts().0.len();
+        let planner = planner(&self.config);
+        let requests = self.vehicles.len() + self.platoons.records().len();
+        self.paths.reserve(requests, slots, planner);
+        self.tick = state.tick;
+        self.time_s = state.time_s;
+        Ok(())
+    }
+
+    /// Writes the whole simulation state as a snapshot (the format:
+    /// `docs/snapshots.md`): sections, each under a checksum.
+    pub fn save(&self, writer: &mut impl std::io::Write) -> std::io::Result<()> {
+        snapshot::write(self, writer)
+    }
+
+    /// The budgets the instruments compare against.
+    #[must_use]
+    pub fn budgets(&self) -> Budgets {
+        self.config.budgets
+    }
+
+    /// The budget of one stage.
+    #[must_use]
+    pub fn stage_budget(&self, stage: Stage) -> Duration {
+        self.config.budgets.stage(stage)
+    }
+}
+
+/// What the `paths` stage plans on under `config`.
+fn planner(config: &SimConfig) -> Planner<'_> {
+    match &config.map {
+        Map::Polygon { navigator, .. } => Planner::Polygon(navigator),
+        Map::Grid(map) => Planner::Grid(map),
+        Map::Open => Planner::OpenField,
+    }
+}
+
+/// An order [`Sim::order_move`] refuses; nothing was queued.
+#[derive(Clone, Copy, Debug, PartialEq, Error)]
+pub enum OrderError {
+    /// The unit is gone.
+    #[error(transparent)]
+    Stale(#[from] StaleUnit),
+    /// The goal is NaN or infinite.
+    #[error("move goal must be finite, was {0:?}")]
+    BadGoal(Vec2),
+    /// The goal lies off the map.
+    #[error("move goal {0:?} is off the map")]
+    OffMap(Vec2),
+}

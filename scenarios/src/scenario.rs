@@ -1,0 +1,441 @@
+//! Seeded scenarios: the units a profile describes, and the world around
+//! them. Shared by the `convoy-bench` runner, the tests and the benches, so
+//! all three measure the same thing.
+
+use glam::Vec2;
+
+use std::sync::Arc;
+
+use convoy::nav::polygon::{load_mesh, load_polygon_map, rasterize};
+use convoy::nav::{
+    Cell, GraphConfig, MapError, Mobility, MobilityError, PolygonNavigator, WorldMap, load_map,
+};
+use convoy::random::unit_f32;
+use convoy::{
+    Bounds, ConfigError, Map, OrderError, PlatoonError, PlatoonId, Sim, SimConfig, UnitSpec,
+    VehicleKind,
+};
+use thiserror::Error;
+
+use crate::profile::{KindMix, Layout, PlatoonsSection, Profile, ScenarioSection};
+
+/// A profile whose world cannot be built.
+#[derive(Debug, Error)]
+pub enum BuildError {
+    /// The `Sim` refused its configuration.
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    /// The map file cannot be loaded.
+    #[error(transparent)]
+    Map(#[from] MapError),
+    /// The map's movement costs are invalid.
+    #[error(transparent)]
+    Mobility(#[from] MobilityError),
+    /// The polygon map cannot be loaded or its graph built (the message
+    /// names the file and the element).
+    #[error("polygon map: {0}")]
+    Polygon(String),
+    /// A scenario's move order was refused.
+    #[error("scenario order refused: {0}")]
+    Order(#[from] OrderError),
+    /// A scenario's platoon was refused.
+    #[error("scenario platoon refused: {0}")]
+    Platoon(#[from] PlatoonError),
+}
+
+/// Random streams, so each choice draws independent numbers.
+const KIND_STREAM: u64 = 1;
+const JITTER_X_STREAM: u64 = 2;
+const JITTER_Y_STREAM: u64 = 3;
+const SPEED_STREAM: u64 = 4;
+const CELL_X_STREAM: u64 = 5;
+const CELL_Y_STREAM: u64 = 6;
+/// Random cells tried per open-cell draw before scanning for one.
+const CELL_ATTEMPTS: u64 = 64;
+
+/// The units of a scenario, before they join a world.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Placement {
+    /// One spec per unit.
+    pub units: Vec<UnitSpec>,
+    /// The rectangle holding every spawn point and goal.
+    pub extent: Bounds,
+    /// The units of each platoon (indices into `units`, lead first), when
+    /// the profile has `[platoons]`; a platoon's goal is its lead's.
+    pub platoons: Vec<Vec<usize>>,
+}
+
+/// Places the units of `scenario` with random choices drawn from `seed`,
+/// on `map` when the layout needs one (profile validation guarantees it),
+/// grouped as `platoons` says.
+#[must_use]
+pub fn place(
+    scenario: &ScenarioSection,
+    platoons: &PlatoonsSection,
+    seed: u64,
+    map: Option<&WorldMap>,
+) -> Placement {
+    match (scenario.layout, map) {
+        (Layout::Scatter, Some(map)) => scatter(scenario, platoons, seed, map),
+        _ => crossing(scenario, platoons.size as usize, seed),
+    }
+}
+
+/// Each unit (or each platoon's lead, its members in their slots round
+/// it) on a random open cell, bound for a random open cell it can reach
+/// (flyers: any open cell).
+fn scatter(
+    scenario: &ScenarioSection,
+    platoons: &PlatoonsSection,
+    seed: u64,
+    map: &WorldMap,
+) -> Placement {
+    let size = (platoons.size as usize).max(1);
+    let mut units = Vec::with_capacity(scenario.units as usize);
+    let mut groups = Vec::new();
+    let mut lead = UnitSpec::new(VehicleKind::Tracked, Vec2::ZERO);
+    for index in 0..u64::from(scenario.units) {
+        let kind = pick_kind(&scenario.mix, unit_f32(seed, KIND_STREAM, index));
+        let slot = index as usize % size;
+        let mut spec = if slot == 0 {
+            let start = open_cell(map, seed, 2 * index, |_| true);
+            let flies = kind.handling().flies;
+            let goal = open_cell(map, seed, 2 * index + 1, |cell| {
+                flies || map.grid().connected(start, cell)
+            });
+            let mut spec = UnitSpec::new(kind, map.centre_of(start));
+            spec.goal = map.centre_of(goal);
+            spec.heading = std::f32::consts::TAU * unit_f32(seed, JITTER_X_STREAM, index);
+            if platoons.size > 0 {
+                groups.push(Vec::with_capacity(size));
+            }
+            lead = spec;
+            spec
+        } else {
+            // In its slot round the lead, or on the lead's cell if that is
+            // blocked (separation spreads them).
+            let offset = platoons.formation.offset(slot) * platoons.spacing_m;
+            let wanted = lead.position + Vec2::from_angle(lead.heading).rotate(offset);
+            let open = map.cell_at(wanted).is_some_and(|cell| {
+                map.grid().passable(cell) && map.segment_is_clear(lead.position, wanted)
+            });
+            let mut spec = UnitSpec::new(kind, if open { wanted } else { lead.position });
+            spec.goal = lead.goal;
+            spec.heading = lead.heading;
+            spec
+        };
+        spec.max_speed *= 0.9 + 0.2 * unit_f32(seed, SPEED_STREAM, index);
+        if platoons.size > 0 {
+            groups
+                .last_mut()
+                .expect("a lead came first")
+                .push(units.len());
+        }
+        units.push(spec);
+    }
+    Placement {
+        units,
+        extent: map.bounds(),
+        platoons: groups,
+    }
+}
+
+/// A random passable cell for which `wanted` holds: random draws first,
+/// then a scan from the last draw (so it always ends on a map with one).
+fn open_cell(map: &WorldMap, seed: u64, draw: u64, wanted: impl Fn(Cell) -> bool) -> Cell {
+    let grid = map.grid();
+    let fits = |cell: Cell| grid.passable(cell) && wanted(cell);
+    let mut cell = Cell::new(0, 0);
+    for attempt in 0..CELL_ATTEMPTS {
+        let stream = draw * CELL_ATTEMPTS + attempt;
+        cell = random_cell(map, seed, (CELL_X_STREAM, CELL_Y_STREAM), stream);
+        if fits(cell) {
+            return cell;
+        }
+    }
+    scan_from(map, cell, fits)
+}
+
+/// A cell drawn uniformly from `(seed, streams, draw)`.
+fn random_cell(map: &WorldMap, seed: u64, (x_stream, y_stream): (u64, u64), draw: u64) -> Cell {
+    let (width, height) = (map.grid().width(), map.grid().height());
+    let x = (unit_f32(seed, x_stream, draw) * width as f32) as u32;
+    let y = (unit_f32(seed, y_stream, draw) * height as f32) as u32;
+    Cell::new(x.min(width - 1), y.min(height - 1))
+}
+
+/// The first cell for which `fits` holds, scanning row by row from
+/// `first` (wrapping round); `first` if none does.
+fn scan_from(map: &WorldMap, first: Cell, fits: impl Fn(Cell) -> bool) -> Cell {
+    let width = u64::from(map.grid().width());
+    let cells = map.grid().cell_count() as u64;
+    let start = u64::from(first.y) * width + u64::from(first.x);
+    (0..cells)
+        .map(|step| {
+            let index = (start + step) % cells;
+            Cell::new((index % width) as u32, (index / width) as u32)
+        })
+        .find(|&cell| fits(cell))
+        .unwrap_or(first)
+}
+
+/// Two square blocks `gap_m` apart on the x axis; each unit is bound for its
+/// mirror image in the other block. Platoons of `platoon_size` are
+/// neighbours in one block.
+fn crossing(scenario: &ScenarioSection, platoon_size: usize, seed: u64) -> Placement {
+    let count = scenario.units as usize;
+    let spacing = scenario.area_per_unit_m2.sqrt();
+    let per_block = count.div_ceil(2);
+    let columns = (per_block as f32).sqrt().ceil() as usize;
+    let side = columns as f32 * spacing;
+    let half_span = scenario.gap_m / 2.0 + side;
+    let units = (0..count)
+        .map(|unit| {
+            let index = unit as u64;
+            let local = unit / 2;
+            let (column, row) = ((local % columns) as f32, (local / columns) as f32);
+            let jitter = Vec2::new(
+                unit_f32(seed, JITTER_X_STREAM, index) - 0.5,
+                unit_f32(seed, JITTER_Y_STREAM, index) - 0.5,
+            ) * (0.5 * spacing);
+            // Even units start west and go east; odd units the reverse.
+            let side_sign = if unit % 2 == 0 { -1.0 } else { 1.0 };
+            let x = side_sign * (scenario.gap_m / 2.0 + (column + 0.5) * spacing);
+            let y = (row + 0.5) * spacing - side / 2.0;
+            let start = Vec2::new(x, y) + jitter;
+            let kind = pick_kind(&scenario.mix, unit_f32(seed, KIND_STREAM, index));
+            let mut spec = UnitSpec::new(kind, start);
+            spec.goal = Vec2::new(-start.x, start.y);
+            spec.heading = if side_sign < 0.0 {
+                0.0
+            } else {
+                std::f32::consts::PI
+            };
+            spec.max_speed *= 0.9 + 0.2 * unit_f32(seed, SPEED_STREAM, index);
+            spec
+        })
+        .collect();
+    let reach = Vec2::new(half_span + spacing, side / 2.0 + spacing);
+    // Unit `2 × local + side` is the `local`-th of its block.
+    let platoons = if platoon_size == 0 {
+        Vec::new()
+    } else {
+        (0..2)
+            .flat_map(|side| {
+                let locals: Vec<usize> = (0..per_block)
+                    .map(|local| 2 * local + side)
+                    .filter(|&unit| unit < count)
+                    .collect();
+                locals
+                    .chunks(platoon_size)
+                    .map(<[usize]>::to_vec)
+                    .collect::<Vec<_>>()
+            })
+            .collect()
+    };
+    Placement {
+        units,
+        extent: Bounds::new(-reach, reach),
+        platoons,
+    }
+}
+
+/// The kind whose cumulative weight first exceeds `draw` (in `[0, 1)`).
+fn pick_kind(mix: &KindMix, draw: f32) -> VehicleKind {
+    let weights = mix.weights();
+    let total: f32 = weights.iter().map(|&(_, weight)| weight).sum();
+    let mut threshold = draw * total;
+    for (kind, weight) in weights {
+        if threshold < weight {
+            return kind;
+        }
+        threshold -= weight;
+    }
+    weights
+        .iter()
+        .rev()
+        .find(|&&(_, weight)| weight > 0.0)
+        .map_or(VehicleKind::Tracked, |&(kind, _)| kind)
+}
+
+/// The profile's polygon map, if it has one: its visibility graph, and its
+/// raster for the tick's local checks.
+type PolygonTerrain = (Arc<PolygonNavigator>, Arc<WorldMap>);
+
+fn polygon_terrain(profile: &Profile) -> Result<Option<PolygonTerrain>, BuildError> {
+    let Some((section, file)) = profile
+        .map
+        .as_ref()
+        .and_then(|section| Some((section, section.polygon.as_ref()?)))
+    else {
+        return Ok(None);
+    };
+    let polygons = if file.extension().is_some_and(|ext| ext == "mesh") {
+        load_mesh(file).map_err(|error| BuildError::Polygon(error.to_string()))?
+    } else {
+        load_polygon_map(file).map_err(|error| BuildError::Polygon(error.to_string()))?
+    };
+    let config = GraphConfig {
+        clearance: section.clearance_m,
+        road_cost_factor: section.road_cost_factor,
+    };
+    let in_file =
+        |error: &dyn std::fmt::Display| BuildError::Polygon(format!("{}: {error}", file.display()));
+    let nav = PolygonNavigator::build(&polygons, config, 1).map_err(|e| in_file(&e))?;
+    let raster = rasterize(&polygons, section.cell_size_m).map_err(|e| in_file(&e))?;
+    Ok(Some((Arc::new(nav), Arc::new(raster))))
+}
+
+/// The `Sim` a profile describes, with its units spawned, on `threads`
+/// threads.
+pub fn build(profile: &Profile, threads: usize) -> Result<Sim, BuildError> {
+    let polygon = polygon_terrain(profile)?;
+    let grid_map = match profile
+        .map
+        .as_ref()
+        .and_then(|section| Some((section, section.file.as_ref()?)))
+    {
+        Some((section, file)) => {
+            let grid = load_map(file)?;
+            let origin = Vec2::from(section.origin_m);
+            Some(Arc::new(WorldMap::new(
+                &grid,
+                Mobility::GROUND,
+                origin,
+                section.cell_size_m,
+            )?))
+        }
+        None => None,
+    };
+    let map = match (polygon, grid_map) {
+        (Some((navigator, raster)), _) => Map::Polygon { navigator, raster },
+        (None, Some(map)) => Map::Grid(map),
+        (None, None) => Map::Open,
+    };
+    let placement = place(
+        &profile.scenario,
+        &profile.platoons,
+        profile.run.seed,
+        map.grid(),
+    );
+    let margin = Vec2::splat(profile.world.margin_m);
+    let config = SimConfig {
+        threads,
+        bounds: Bounds::new(placement.extent.min - margin, placement.extent.max + margin),
+        cell_size: profile.world.cell_size_m,
+        neighbour_radius: profile.world.neighbour_radius_m,
+        budgets: profile.budget.budgets(),
+        max_path_requests_per_tick: profile.paths.max_requests_per_tick as usize,
+        max_path_nodes_per_tick: profile.paths.max_expanded_nodes_per_tick,
+        separation_iterations: profile.separation.iterations,
+        reorder_interval: profile.world.reorder_interval_ticks,
+        max_dt: profile.run.max_dt,
+        bodies: profile.steering.bodies.clone(),
+        map,
+    };
+    let planned = !matches!(config.map, Map::Open);
+    let mut sim = Sim::new(config)?;
+    sim.reserve(placement.units.len());
+    let mut in_platoon = vec![false; placement.units.len()];
+    for &member in placement.platoons.iter().flatten() {
+        in_platoon[member] = true;
+    }
+    let mut ids = Vec::with_capacity(placement.units.len());
+    for (spec, &member) in placement.units.iter().zip(&in_platoon) {
+        let order = spec.goal;
+        let stays = planned || member;
+        let spec = UnitSpec {
+            steer_mode: profile.steering.mode,
+            goal: if stays { spec.position } else { spec.goal },
+            ..*spec
+        };
+        let unit = sim
+            .spawn(&spec)
+            .expect("scenario specs come from validated profile values");
+        ids.push(unit);
+        if planned && !member {
+            // On a map the goal is an order: the `paths` stage plans it.
+            sim.order_move(unit, order)?;
+        }
+    }
+    let spec = profile.platoons.spec();
+    for group in &placement.platoons {
+        let members: Vec<_> = group.iter().map(|&unit| ids[unit]).collect();
+        let platoon = sim.create_platoon(&members, &spec)?;
+        sim.order_platoon(platoon, placement.units[group[0]].goal, None)?;
+    }
+    Ok(sim)
+}
+
+/// Random streams of the platoons' later orders.
+const ORDER_X_STREAM: u64 = 7;
+const ORDER_Y_STREAM: u64 = 8;
+
+/// The move orders a profile gives its platoons after the first: every
+/// `platoons.reorder_every_s`, staggered so a tick orders only a share of
+/// them. Between ticks, call [`Orders::before_step`]; which platoon gets
+/// which goal depends only on the tick and the seed, so runs stay
+/// deterministic (and a restored snapshot carries on alike).
+#[derive(Clone, Debug)]
+pub struct Orders {
+    platoons: Vec<PlatoonId>,
+    /// Each platoon's first position and first goal (crossings go back and
+    /// forth between them).
+    ends: Vec<[Vec2; 2]>,
+    period_ticks: u64,
+    seed: u64,
+    scatter: bool,
+}
+
+impl Orders {
+    /// The orders `profile` gives the platoons of `sim`, as
+    /// [`build`] made it.
+    #[must_use]
+    pub fn new(profile: &Profile, sim: &Sim) -> Orders {
+        let period_ticks = (f64::from(profile.platoons.reorder_every_s) / f64::from(profile.run.dt))
+            .round() as u64;
+        let (platoons, ends) = sim
+            .platoon_views()
+            .map(|platoon| (platoon.id(), [platoon.path_start(), platoon.goal()]))
+            .unzip();
+        Orders {
+            platoons,
+            ends,
+            period_ticks,
+            seed: profile.run.seed,
+            scatter: profile.scenario.layout == Layout::Scatter,
+        }
+    }
+
+    /// Orders the platoons due at this tick.
+    pub fn before_step(&self, sim: &mut Sim) -> Result<(), PlatoonError> {
+        let tick = sim.tick_count();
+        if self.period_ticks == 0 || tick == 0 {
+            return Ok(());
+        }
+        for (index, &id) in self.platoons.iter().enumerate() {
+            let turn = tick + index as u64;
+            if !turn.is_multiple_of(self.period_ticks) {
+                continue;
+            }
+            let round = turn / self.period_ticks;
+            let goal = match (self.scatter, sim.config().map.grid()) {
+                (true, Some(map)) => {
+                    let Some(platoon) = sim.platoon(id) else {
+                        continue;
+                    };
+                    let here = map.cell_at(platoon.position());
+                    let draw = (index as u64) << 24 | round;
+                    let first = random_cell(map, self.seed, (ORDER_X_STREAM, ORDER_Y_STREAM), draw);
+                    let cell = scan_from(map, first, |cell| {
+                        here.is_some_and(|here| map.grid().connected(here, cell))
+                    });
+                    map.centre_of(cell)
+                }
+                _ => self.ends[index][usize::from(round.is_multiple_of(2))],
+            };
+            sim.order_platoon(id, goal, None)?;
+        }
+        Ok(())
+    }
+}
