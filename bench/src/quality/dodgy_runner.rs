@@ -2,23 +2,22 @@
 //! plain loop per tick, as a game would drive it.
 //!
 //! Each tick: bucket the agents in a uniform [`Grid`]; for every agent, its
-//! neighbours within [`NEIGHBOUR_DISTANCE_M`] in its layer (ground or air)
-//! and the walls within reach, and `Agent::compute_avoiding_velocity` with
-//! a preferred velocity toward its target at top speed, slowing within
-//! [`SLOWING_M`] of the goal, time horizon [`TIME_HORIZON_S`]; then, once
-//! every new velocity is known (Jacobi), move every agent.
+//! neighbours within [`NEIGHBOUR_DISTANCE_M`] (any agent it could meet
+//! within the time horizon) in its layer (ground or air) and the walls
+//! within reach, and `Agent::compute_avoiding_velocity` with a preferred
+//! velocity toward its target at top speed, slowing within [`SLOWING_M`]
+//! of the goal, time horizon [`TIME_HORIZON_S`]; then, once every new
+//! velocity is known (Jacobi), move every agent. ORCA has no planner: an
+//! agent whose goal a wall hides heads for its scenario waypoint (the
+//! opening) instead.
 //!
-//! As in RVO2's own examples, each preferred velocity is perturbed, so
+//! As in RVO2's own examples, each preferred velocity is perturbed so that
 //! perfectly symmetric crowds do not deadlock in a tie: a deterministic
 //! pseudo-random nudge of up to [`NUDGE_M_S`] (4 % of the top speed), held
 //! for [`NUDGE_HOLD_TICKS`]. RVO2's 10⁻⁴ m/s is not enough at this time
-//! horizon: without a nudge of this size the 24 agents of `circle-24`
-//! close into a ring of radius 11.5 m, every one slowed by its two neighbours,
-//! and stop there. The outcome of a circle depends on the nudges' draw.
-//!
-//! ORCA has no
-//! planner: an agent whose goal a wall hides heads for its scenario
-//! waypoint (the opening) instead.
+//! horizon: with it the 24 agents of `circle-24` close into a ring of
+//! radius 11.5 m, each slowed by its two neighbours, and stop there. How
+//! fast a circle clears depends on the nudges' draw.
 //!
 //! The velocity pass runs on a rayon pool of the suite's thread count; the
 //! answers do not depend on it.
