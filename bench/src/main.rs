@@ -4,6 +4,7 @@
 mod compare;
 mod machine;
 mod plot;
+mod quality;
 mod render;
 mod replay;
 mod report;
@@ -38,6 +39,9 @@ enum Command {
     Render(render::RenderArgs),
     /// Record a profile's run and write a self-contained HTML player.
     Replay(replay::ReplayArgs),
+    /// Run the movement-quality scenarios on convoy and on ORCA (dodgy_2d)
+    /// and compare arrivals, collisions, speed and cost.
+    Quality(quality::QualityArgs),
     /// Print JSON reports as a Markdown table (stage × report, p50 and p99).
     Table {
         /// Reports written by `run --json`, one column pair each.
@@ -113,6 +117,7 @@ fn main() -> ExitCode {
         Command::Run(args) => run::run(&args),
         Command::Render(args) => render::render(&args),
         Command::Replay(args) => replay::replay(&args),
+        Command::Quality(args) => quality::quality(&args),
         Command::Scen(args) => match scen::scen(&args) {
             Ok(true) => Ok(()),
             Ok(false) => return ExitCode::from(1),
