@@ -10,7 +10,7 @@ use std::time::Instant;
 
 use convoy::glam::{Vec2, Vec3};
 use convoy::nav::{GridMap, Mobility, Terrain, WorldMap};
-use convoy::{Bounds, Sim, SimConfig, UnitId, UnitSpec};
+use convoy::{Bounds, Map, Sim, SimConfig, UnitId, UnitSpec};
 
 use super::metrics::{DT, Outcome, RADIUS_M, TICKS_PER_SECOND, TOP_SPEED, Tracker};
 use super::scenarios::Scenario;
@@ -52,7 +52,9 @@ fn world_map(scenario: &Scenario) -> Result<Option<WorldMap>, String> {
 pub fn run(scenario: &Scenario, threads: usize) -> Result<Outcome, String> {
     let mut config = SimConfig::new(Bounds::new(scenario.min, scenario.max));
     config.threads = threads;
-    config.map = world_map(scenario)?.map(Arc::new);
+    if let Some(map) = world_map(scenario)? {
+        config.map = Map::Grid(Arc::new(map));
+    }
     let mut sim = Sim::new(config).map_err(|error| error.to_string())?;
     let mut ids: Vec<UnitId> = Vec::with_capacity(scenario.agents.len());
     for agent in &scenario.agents {
