@@ -118,6 +118,7 @@ fn steer(world: &mut World) -> SteerStats {
         avoid_radius: world.sim.config().neighbour_radius,
         bodies: &[],
         dt: world.dt,
+        tick: 0,
     };
     let mut columns = world.sim.vehicles_mut();
     world.steering.run(&mut columns, steer_world)

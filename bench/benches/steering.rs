@@ -274,6 +274,7 @@ fn steering(c: &mut Criterion) {
                 avoid_radius: AVOID_RADIUS,
                 bodies: &[],
                 dt: *dt,
+                tick: 0,
             };
             let mut timed = Duration::ZERO;
             for _ in 0..iterations {

@@ -52,6 +52,7 @@ fn steer_once(sim: &mut Sim, steering: &mut Steering, spatial: &SpatialHash, dt:
         avoid_radius: sim.config().neighbour_radius,
         bodies: &[],
         dt,
+        tick: 0,
     };
     steering.run(&mut sim.vehicles_mut(), world).avoiding
 }

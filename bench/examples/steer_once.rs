@@ -42,6 +42,7 @@ fn run_once(
         avoid_radius: radius,
         bodies: &[],
         dt,
+        tick: 0,
     };
     let mut columns = sim.vehicles_mut();
     let started = Instant::now();

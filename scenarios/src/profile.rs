@@ -77,8 +77,9 @@ fn default_max_dt() -> f32 {
 #[derive(Clone, Debug, Default, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SteeringSection {
-    /// Every unit's steering mode: `drive_to` (with vehicle avoidance, the
-    /// default) or `potential_field`.
+    /// Every unit's steering mode: `reciprocal` (drive-to with reciprocal
+    /// avoidance, the default), `drive_to` (Force 21's avoidance) or
+    /// `potential_field`.
     #[serde(default)]
     pub mode: SteerMode,
     /// Round bodies moving along ellipses (`[[steering.bodies]]`).

@@ -108,12 +108,15 @@ pub struct Handling {
 )]
 #[serde(rename_all = "snake_case")]
 pub enum SteerMode {
-    /// Force 21 drive-to with vehicle avoidance.
-    #[default]
+    /// Force 21 drive-to with its vehicle avoidance (the soonest threat).
     DriveTo = 0,
     /// Potential field: pulled by the drive-to point, pushed by moving
     /// bodies.
     PotentialField = 1,
+    /// Drive-to with reciprocal avoidance (ORCA) among the nearest
+    /// neighbours and walls.
+    #[default]
+    Reciprocal = 2,
 }
 
 impl SteerMode {
@@ -123,6 +126,7 @@ impl SteerMode {
         match value {
             0 => Some(SteerMode::DriveTo),
             1 => Some(SteerMode::PotentialField),
+            2 => Some(SteerMode::Reciprocal),
             _ => None,
         }
     }
@@ -375,7 +379,7 @@ impl UnitSpec {
             shield,
             inv_mass: 1.0,
             goal: position,
-            steer_mode: SteerMode::DriveTo,
+            steer_mode: SteerMode::default(),
         }
     }
 

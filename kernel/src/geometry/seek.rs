@@ -19,9 +19,22 @@ pub const ARRIVE_RADIUS: f32 = 2.5;
 #[must_use]
 #[inline]
 pub fn drive_to_velocity(position: Vec2, target: Vec2, max_speed: f32, max_brake: f32) -> Vec2 {
+    drive_to_velocity_within(position, target, max_speed, max_brake, ARRIVE_RADIUS)
+}
+
+/// [`drive_to_velocity`] for a unit that has arrived within `arrive_radius`.
+#[must_use]
+#[inline]
+pub fn drive_to_velocity_within(
+    position: Vec2,
+    target: Vec2,
+    max_speed: f32,
+    max_brake: f32,
+    arrive_radius: f32,
+) -> Vec2 {
     let offset = target - position;
     let distance = offset.length();
-    if distance.is_nan() || distance <= ARRIVE_RADIUS {
+    if distance.is_nan() || distance <= arrive_radius {
         return Vec2::ZERO;
     }
     let base = if distance < max_speed {
@@ -30,7 +43,7 @@ pub fn drive_to_velocity(position: Vec2, target: Vec2, max_speed: f32, max_brake
         max_speed
     };
     // v² = 2·b·d: the fastest speed from which braking stops in time.
-    let stoppable = (2.0 * max_brake * (distance - ARRIVE_RADIUS)).sqrt();
+    let stoppable = (2.0 * max_brake * (distance - arrive_radius)).sqrt();
     offset * (base.min(stoppable) / distance)
 }
 

@@ -22,7 +22,8 @@ pub fn segment_distance(first: (Vec2, Vec2), second: (Vec2, Vec2)) -> f32 {
 
 /// The distance from `point` to the segment `(a, b)`.
 #[inline]
-fn point_segment_distance(point: Vec2, (a, b): (Vec2, Vec2)) -> f32 {
+#[must_use]
+pub fn point_segment_distance(point: Vec2, (a, b): (Vec2, Vec2)) -> f32 {
     let along = b - a;
     let length_squared = along.length_squared();
     let t = if length_squared > 0.0 {

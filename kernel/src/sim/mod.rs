@@ -387,6 +387,7 @@ impl Sim {
                     avoid_radius: config.neighbour_radius,
                     bodies: discs,
                     dt,
+                    tick: *tick,
                 };
                 steering.run(&mut columns, world)
             });

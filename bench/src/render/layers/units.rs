@@ -225,7 +225,7 @@ pub(super) fn avoidance(scene: &Scene<'_>, svg: &mut Svg) -> Option<()> {
     let steered_from = scene.steered_from.as_deref()?;
     let mut changed = 0;
     let lines: Vec<[[f64; 2]; 2]> = (0..columns.position().len())
-        .filter(|&row| columns.steer_mode()[row] == SteerMode::DriveTo as u8)
+        .filter(|&row| columns.steer_mode()[row] != SteerMode::PotentialField as u8)
         .filter_map(|row| {
             let from = *steered_from.get(row)?;
             let seek = drive_to_velocity(

@@ -12,6 +12,8 @@
 pub mod avoid;
 pub mod field;
 pub mod movers;
+pub mod orca;
+pub mod reciprocal;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -25,6 +27,8 @@ use crate::data::vehicles::{ColumnsMut, SteerMode};
 use avoid::{Body, Mover, Near, Question, Response, ThreatSearch};
 use field::{Disc, FieldUnit};
 use movers::{LANES, MoverColumns, SEARCH_LANES};
+use orca::VelocitySolver;
+use reciprocal::{Chooser, Nearest, Wish, layers_meet};
 use crate::geometry::lanes::lanes_of;
 use crate::geometry::seek;
 use crate::nav::world::terrain_slowdown;
@@ -41,6 +45,14 @@ pub struct SteerStats {
     pub stopped: usize,
     /// Units without progress for [`STUCK_AFTER_S`].
     pub stuck: usize,
+}
+
+/// Within this distance of its drive-to point a unit steering by
+/// reciprocal avoidance has arrived: a quarter of its shield's width, from
+/// 0.25 m to [`ARRIVE_RADIUS`].
+#[inline]
+fn arrival_radius(me: &Mover) -> f32 {
+    (0.5 * me.half_width).clamp(0.25, ARRIVE_RADIUS)
 }
 
 /// An avoidance swerve must keep this many seconds of travel clear of
@@ -60,6 +72,8 @@ pub struct SteerWorld<'a> {
     pub bodies: &'a [Disc],
     /// Seconds this tick advances (for progress tracking).
     pub dt: f32,
+    /// The tick, for reciprocal avoidance's symmetry-breaking nudge.
+    pub tick: u64,
 }
 
 /// The `steering` stage and its working memory (reuse it across ticks).
@@ -120,6 +134,7 @@ fn steer_rows(
         cruise_speed,
         max_brake,
         turn_rate,
+        inv_mass,
         drive_to,
         goal,
         steer_mode,
@@ -129,7 +144,7 @@ fn steer_rows(
         stalled_s,
         ..
     } = columns;
-    let position = &**position;
+    let (position, inv_mass) = (&**position, &**inv_mass);
     let (max_speed, cruise_speed, max_brake, turn_rate, drive_to, goal, steer_mode) = (
         &**max_speed,
         &**cruise_speed,
@@ -142,6 +157,13 @@ fn steer_rows(
     let spatial = world.spatial;
     let (places, rebuilt_at) = (spatial.places(), spatial.sorted_positions());
     let cells = spatial.cells();
+    let order = spatial.order();
+    let chooser = Chooser {
+        movers,
+        map: world.map,
+        dt: world.dt,
+        tick: world.tick,
+    };
     let by_block = spatial.block_covers(world.avoid_radius);
     let radius_sq = world.avoid_radius * world.avoid_radius;
     let counts = [(); 4].map(|()| AtomicUsize::new(0));
@@ -174,6 +196,7 @@ fn steer_rows(
                 dt: world.dt,
             };
             let mut waiting = Waiting::default();
+            let mut solver = VelocitySolver::default();
             for offset in 0..out.desired.len() {
                 let place = places[offset] as usize;
                 let me = &movers.get(place);
@@ -189,6 +212,42 @@ fn steer_rows(
                         max_brake: max_brake[offset],
                     };
                     let wanted = field::field_velocity(&field_unit, target, world.bodies);
+                    out.finish(offset, wanted);
+                    continue;
+                }
+                if steer_mode[offset] == SteerMode::Reciprocal as u8 {
+                    let max_speed = cruise_speed[offset] / slowdown;
+                    let preferred = seek::drive_to_velocity_within(
+                        me.position,
+                        target,
+                        max_speed,
+                        max_brake[offset],
+                        arrival_radius(me),
+                    );
+                    let mut nearest = Nearest::default();
+                    let mut offer = |run: std::ops::Range<usize>| {
+                        for other in run.filter(|&other| other != place) {
+                            let them = movers.get(other);
+                            let distance_sq = me.position.distance_squared(them.position);
+                            if distance_sq <= radius_sq && layers_meet(me, &them) {
+                                nearest.offer(distance_sq, other as u32);
+                            }
+                        }
+                    };
+                    if by_block {
+                        spatial.for_each_block_run(cells[first + offset], &mut offer);
+                    } else {
+                        spatial.for_each_row_range(rebuilt_at[place], world.avoid_radius, &mut offer);
+                    }
+                    let wish = Wish {
+                        me: *me,
+                        unit: (first + offset) as u32,
+                        preferred,
+                        max_speed,
+                    };
+                    let immovable = |other: usize| inv_mass[order[other] as usize] == 0.0;
+                    let wanted = reciprocal::choose(&chooser, &wish, &nearest, immovable, &mut solver);
+                    tally[1] += usize::from(wanted.distance_squared(preferred) > 1e-4);
                     out.finish(offset, wanted);
                     continue;
                 }

@@ -1,0 +1,285 @@
+//! Reciprocal avoidance: each unit's velocity chosen by ORCA ([`super::orca`];
+//! van den Berg, Guy, Lin, Manocha, "Reciprocal n-body collision avoidance",
+//! 2011) among its nearest neighbours and the walls near it.
+//!
+//! A unit takes one half-plane per neighbour (its [`MAX_NEIGHBOURS`] nearest
+//! within the neighbour radius whose layers meet its own: ground units do not
+//! avoid helicopters above them), sharing each avoidance half and half with a
+//! movable neighbour and taking all of it from an immovable one; one hard
+//! half-plane per wall segment within reach (the grid's blocked-cell
+//! boundaries, merged into runs); and picks the velocity nearest its
+//! preferred one (toward its drive-to point, at its speed limit). Shields
+//! enter through their footprint: a capsule's extent along the line between
+//! the two units. Head-on pairs pass on their right: the preferred velocity
+//! leans [`RIGHT_LEAN`] to the right while a neighbour is in the way, and a
+//! deterministic nudge from a hash of (unit, tick) breaks exact symmetry.
+
+use glam::Vec2;
+
+use super::movers::{Mover, MoverColumns};
+use super::orca::{HalfPlane, Neighbour, VelocitySolver, neighbour_half_plane, segment_half_plane};
+use crate::geometry::segments::point_segment_distance;
+use crate::nav::{Cell, WorldMap};
+use crate::random::unit_f32;
+
+/// Neighbours a unit avoids at most: its nearest (RVO2's `maxNeighbors`),
+/// so a unit's work is bounded however dense the crowd.
+pub const MAX_NEIGHBOURS: usize = 10;
+/// Wall segments a unit avoids at most: the nearest.
+pub const MAX_WALLS: usize = 12;
+/// How far ahead avoidance looks for other units, seconds.
+pub const HORIZON_S: f32 = 2.0;
+/// How far ahead avoidance looks for walls, seconds.
+pub const WALL_HORIZON_S: f32 = 1.0;
+/// The preferred velocity's lean to the right while avoiding, as a
+/// fraction of its length: crowds meeting head-on pass on one side.
+pub const RIGHT_LEAN: f32 = 0.1;
+/// The largest symmetry-breaking nudge, as a fraction of the speed limit.
+const NUDGE: f32 = 0.01;
+/// Stream of the nudge's hash.
+const NUDGE_STREAM: u64 = 0x6f72_6361;
+
+/// A unit's nearest neighbours, by place, nearest first (ties by place, so
+/// the choice never depends on the order they are offered in).
+#[derive(Clone, Copy, Debug)]
+pub struct Nearest {
+    distance_sq: [f32; MAX_NEIGHBOURS],
+    place: [u32; MAX_NEIGHBOURS],
+    len: usize,
+}
+
+impl Default for Nearest {
+    fn default() -> Self {
+        Nearest {
+            distance_sq: [f32::INFINITY; MAX_NEIGHBOURS],
+            place: [u32::MAX; MAX_NEIGHBOURS],
+            len: 0,
+        }
+    }
+}
+
+impl Nearest {
+    /// Keeps `place` if it is among the nearest so far.
+    #[inline]
+    pub fn offer(&mut self, distance_sq: f32, place: u32) {
+        let key = (distance_sq, place);
+        if self.len == MAX_NEIGHBOURS && key >= (self.distance_sq[self.len - 1], self.place[self.len - 1])
+        {
+            return;
+        }
+        let mut at = self.len.min(MAX_NEIGHBOURS - 1);
+        while at > 0 && key < (self.distance_sq[at - 1], self.place[at - 1]) {
+            self.distance_sq[at] = self.distance_sq[at - 1];
+            self.place[at] = self.place[at - 1];
+            at -= 1;
+        }
+        self.distance_sq[at] = distance_sq;
+        self.place[at] = place;
+        self.len = (self.len + 1).min(MAX_NEIGHBOURS);
+    }
+
+    /// The kept places, nearest first.
+    #[must_use]
+    pub fn places(&self) -> &[u32] {
+        &self.place[..self.len]
+    }
+}
+
+/// Whether two units can meet: their shields' vertical spans overlap.
+#[inline]
+#[must_use]
+pub fn layers_meet(a: &Mover, b: &Mover) -> bool {
+    (a.altitude - b.altitude).abs() < a.half_height + b.half_height
+}
+
+/// A capsule shield's extent from its centre along the unit vector
+/// `direction`: its half width plus its core's projection.
+#[inline]
+#[must_use]
+pub fn footprint(mover: &Mover, direction: Vec2) -> f32 {
+    mover.half_width + mover.half_core * mover.axis.dot(direction).abs()
+}
+
+/// What one unit's choice reads besides its neighbours.
+#[derive(Clone, Copy, Debug)]
+pub struct Chooser<'a> {
+    /// Every unit as avoidance reads it, by place.
+    pub movers: &'a MoverColumns,
+    /// The terrain, if any: ground units avoid its walls.
+    pub map: Option<&'a WorldMap>,
+    /// Seconds this tick advances.
+    pub dt: f32,
+    /// The tick, for the symmetry-breaking nudge.
+    pub tick: u64,
+}
+
+/// One unit's question: who it is and what it wants.
+#[derive(Clone, Copy, Debug)]
+pub struct Wish {
+    /// The unit.
+    pub me: Mover,
+    /// Its row (for the nudge's hash).
+    pub unit: u32,
+    /// Its velocity toward its drive-to point.
+    pub preferred: Vec2,
+    /// Its speed limit this tick.
+    pub max_speed: f32,
+}
+
+/// The unit's velocity: nearest to its wish among those that keep it clear
+/// of `nearest` for [`HORIZON_S`] and of walls for [`WALL_HORIZON_S`].
+/// `immovable(place)` says whether a neighbour takes no share.
+pub fn choose(
+    chooser: &Chooser<'_>,
+    wish: &Wish,
+    nearest: &Nearest,
+    immovable: impl Fn(usize) -> bool,
+    solver: &mut VelocitySolver,
+) -> Vec2 {
+    let mut planes = [HalfPlane {
+        point: Vec2::ZERO,
+        direction: Vec2::X,
+    }; MAX_WALLS + MAX_NEIGHBOURS];
+    let me = &wish.me;
+    let walls = match chooser.map {
+        Some(map) if me.altitude <= 0.0 => wall_planes(map, me, wish.max_speed, &mut planes),
+        _ => 0,
+    };
+    let mut count = walls;
+    for &place in nearest.places() {
+        let other = chooser.movers.get(place as usize);
+        let offset = other.position - me.position;
+        let direction = offset.normalize_or(me.axis);
+        let neighbour = Neighbour {
+            relative_position: offset,
+            relative_velocity: me.velocity - other.velocity,
+            combined_radius: footprint(me, direction) + footprint(&other, direction),
+            responsibility: if immovable(place as usize) { 1.0 } else { 0.5 },
+        };
+        planes[count] = neighbour_half_plane(me.velocity, &neighbour, HORIZON_S, chooser.dt);
+        count += 1;
+    }
+    let preferred = if count > walls {
+        lean_right(wish, chooser.tick)
+    } else {
+        wish.preferred
+    };
+    solver.solve(&planes[..count], walls, preferred, wish.max_speed)
+}
+
+/// The preferred velocity leaning [`RIGHT_LEAN`] to its right, plus a
+/// nudge from a hash of (unit, tick).
+fn lean_right(wish: &Wish, tick: u64) -> Vec2 {
+    let right = -wish.preferred.perp();
+    let angle = std::f32::consts::TAU * unit_f32(u64::from(wish.unit), NUDGE_STREAM, tick);
+    let nudge = Vec2::from_angle(angle) * (NUDGE * wish.max_speed);
+    wish.preferred + RIGHT_LEAN * right + nudge
+}
+
+/// Writes the hard half-planes of the wall segments within reach of `me`
+/// (the nearest [`MAX_WALLS`]) to the front of `planes`; returns how many.
+fn wall_planes(map: &WorldMap, me: &Mover, max_speed: f32, planes: &mut [HalfPlane]) -> usize {
+    let radius = me.bounding_radius;
+    let reach = radius + max_speed * WALL_HORIZON_S + map.cell_size();
+    let mut segments = NearestWalls::default();
+    for_each_wall_run(map, me.position, reach, |a, b| {
+        let distance = point_segment_distance(me.position, (a, b));
+        if distance <= reach {
+            segments.offer(distance, a, b);
+        }
+    });
+    let mut count = 0;
+    for &(a, b) in segments.kept() {
+        let plane = segment_half_plane(me.position, me.velocity, radius, a, b, WALL_HORIZON_S);
+        if let Some(plane) = plane {
+            planes[count] = plane;
+            count += 1;
+        }
+    }
+    count
+}
+
+/// The nearest wall segments, nearest first.
+#[derive(Default)]
+struct NearestWalls {
+    distance: [f32; MAX_WALLS],
+    segment: [(Vec2, Vec2); MAX_WALLS],
+    len: usize,
+}
+
+impl NearestWalls {
+    fn offer(&mut self, distance: f32, a: Vec2, b: Vec2) {
+        if self.len == MAX_WALLS && distance >= self.distance[self.len - 1] {
+            return;
+        }
+        let mut at = self.len.min(MAX_WALLS - 1);
+        while at > 0 && distance < self.distance[at - 1] {
+            self.distance[at] = self.distance[at - 1];
+            self.segment[at] = self.segment[at - 1];
+            at -= 1;
+        }
+        self.distance[at] = distance;
+        self.segment[at] = (a, b);
+        self.len = (self.len + 1).min(MAX_WALLS);
+    }
+
+    fn kept(&self) -> &[(Vec2, Vec2)] {
+        &self.segment[..self.len]
+    }
+}
+
+/// Calls `visit(a, b)` for every run of blocked-cell boundary within
+/// `reach` of `centre` (the box of cells about it): each maximal run of
+/// cell edges along a grid line with a blocked cell on one side and an open
+/// one on the other, as one segment. Cells off the map count as blocked.
+/// Nothing when the box holds no blocked cell.
+pub fn for_each_wall_run(map: &WorldMap, centre: Vec2, reach: f32, mut visit: impl FnMut(Vec2, Vec2)) {
+    let grid = map.grid();
+    let (width, height) = (grid.width() as i64, grid.height() as i64);
+    let size = map.cell_size();
+    let local = (centre - map.origin()) / size;
+    let span = (reach / size).ceil() as i64 + 1;
+    let (cx, cy) = (local.x.floor() as i64, local.y.floor() as i64);
+    let (x0, x1) = ((cx - span).max(-1), (cx + span).min(width));
+    let (y0, y1) = ((cy - span).max(-1), (cy + span).min(height));
+    if x0 > x1 || y0 > y1 {
+        return;
+    }
+    let inside = |x: i64, y: i64| (0..width).contains(&x) && (0..height).contains(&y);
+    let clamp = |x: i64, y: i64| Cell::new(x.clamp(0, width - 1) as u32, y.clamp(0, height - 1) as u32);
+    if inside(x0, y0) && inside(x1, y1) && map.all_passable(clamp(x0, y0), clamp(x1, y1)) {
+        return;
+    }
+    let open = |x: i64, y: i64| inside(x, y) && grid.passable(Cell::new(x as u32, y as u32));
+    let point = |x: i64, y: i64| map.origin() + Vec2::new(x as f32, y as f32) * size;
+    // Edges along rows: between cells (x, y - 1) and (x, y).
+    for y in y0 + 1..=y1 {
+        let mut start = None;
+        for x in x0..=x1 + 1 {
+            let edge = x <= x1 && open(x, y - 1) != open(x, y);
+            match (edge, start) {
+                (true, None) => start = Some(x),
+                (false, Some(first)) => {
+                    visit(point(first, y), point(x, y));
+                    start = None;
+                }
+                _ => {}
+            }
+        }
+    }
+    // Edges along columns: between cells (x - 1, y) and (x, y).
+    for x in x0 + 1..=x1 {
+        let mut start = None;
+        for y in y0..=y1 + 1 {
+            let edge = y <= y1 && open(x - 1, y) != open(x, y);
+            match (edge, start) {
+                (true, None) => start = Some(y),
+                (false, Some(first)) => {
+                    visit(point(x, first), point(x, y));
+                    start = None;
+                }
+                _ => {}
+            }
+        }
+    }
+}
