@@ -9,12 +9,7 @@ use common::{assert_refused, convoy_bench, temp_path};
 
 use convoy::glam::Vec2;
 
-/// The suite's metrics module, compiled into this test as it is.
-#[allow(dead_code)]
-#[path = "../src/quality/metrics.rs"]
-mod metrics;
-
-use metrics::{Grid, RADIUS_M, contacts};
+use convoy_scenarios::crowd::metrics::{Grid, RADIUS_M, contacts};
 
 /// Every metric key of one system's results.
 const METRIC_KEYS: [&str; 16] = [
@@ -88,7 +83,7 @@ fn orca_gets_every_agent_of_circle_24_to_its_goal_within_60_s_and_the_json_is_co
 }
 
 /// The collisions and deepest overlap of two agents `distance` apart.
-fn pair(distance: f32, flies: [bool; 2]) -> metrics::Contacts {
+fn pair(distance: f32, flies: [bool; 2]) -> convoy_scenarios::crowd::metrics::Contacts {
     let positions = [Vec2::new(10.0, 10.0), Vec2::new(10.0 + distance, 10.0)];
     let mut grid = Grid::new(Vec2::ZERO, Vec2::splat(100.0), 2.0 * RADIUS_M);
     contacts(&positions, &flies, &mut grid)

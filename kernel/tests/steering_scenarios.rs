@@ -1,4 +1,4 @@
-//! Steering scenarios (Force 21 §5): pairs that must avoid each other, goals
+//! Force 21 avoidance (`SteerMode::DriveTo`, §5): pairs that must avoid each other, goals
 //! behind the vehicle, degenerate input. Separation is off (0 iterations),
 //! so any non-overlap is avoidance's doing, not the shield pass's.
 
@@ -7,7 +7,7 @@ use std::f32::consts::PI;
 use convoy::data::vehicles::ARRIVE_RADIUS;
 use convoy::geometry::segments::segment_distance;
 use convoy::glam::Vec2;
-use convoy::{Bounds, Sim, SimConfig, UnitId, UnitSpec, VehicleKind};
+use convoy::{Bounds, Sim, SimConfig, SteerMode, UnitId, UnitSpec, VehicleKind};
 
 const DT: f32 = 1.0 / 30.0;
 
@@ -23,6 +23,7 @@ fn spawn(sim: &mut Sim, kind: VehicleKind, at: Vec2, heading: f32, goal: Vec2) -
     let mut spec = UnitSpec::new(kind, at);
     spec.heading = heading;
     spec.goal = goal;
+    spec.steer_mode = SteerMode::DriveTo;
     sim.spawn(&spec).expect("valid spec")
 }
 

@@ -5,6 +5,7 @@
 //! command line and the integration tests run these; an engine embedding
 //! convoy needs none of it.
 
+pub mod crowd;
 mod profile;
 mod scenario;
 

@@ -327,14 +327,14 @@ impl Default for PathsSection {
 #[derive(Clone, Debug, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SeparationSection {
-    /// Most push iterations per tick (≥ 1); the pass stops earlier once
-    /// nothing overlaps.
+    /// Most push iterations per tick (≥ 1): a safety cap; the pass stops
+    /// as soon as no two shields overlap beyond the tolerance.
     #[serde(default = "default_separation_iterations")]
     pub iterations: u32,
 }
 
 fn default_separation_iterations() -> u32 {
-    2
+    64
 }
 
 impl Default for SeparationSection {

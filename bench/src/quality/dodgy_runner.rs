@@ -29,8 +29,10 @@ use convoy::glam::Vec2;
 use dodgy_2d::{Agent, AvoidanceOptions, Obstacle};
 use rayon::prelude::*;
 
-use super::metrics::{DT, Grid, Outcome, RADIUS_M, TICKS_PER_SECOND, TOP_SPEED, Tracker};
-use super::scenarios::{Scenario, Wall};
+use convoy_scenarios::crowd::metrics::{
+    DT, Grid, Outcome, RADIUS_M, TICKS_PER_SECOND, TOP_SPEED, Tracker,
+};
+use convoy_scenarios::crowd::scenarios::{Scenario, Wall};
 
 /// Other agents within this distance are ORCA neighbours, metres.
 pub const NEIGHBOUR_DISTANCE_M: f32 = 2.0 * TOP_SPEED * TIME_HORIZON_S + 2.0 * RADIUS_M;
@@ -117,7 +119,7 @@ pub fn run(scenario: &Scenario, pool: &rayon::ThreadPool) -> Outcome {
     let kinds: Vec<&str> = scenario
         .agents
         .iter()
-        .map(|agent| super::kind_name(agent.kind))
+        .map(|agent| agent.kind.name())
         .collect();
     let mut tracker = Tracker::new(&starts, &goals, &flies, &kinds, scenario.min, scenario.max);
     let mut agents: Vec<Agent> = starts

@@ -8,18 +8,16 @@
 //! [`convoy_runner`] and [`dodgy_runner`]; what is measured, and how, in
 //! [`metrics`].
 
-pub mod convoy_runner;
 pub mod dodgy_runner;
-pub mod metrics;
 pub mod plot;
-pub mod scenarios;
+
+pub use convoy_scenarios::crowd::{convoy_runner, metrics, scenarios};
 
 use std::io::{self, Write};
 use std::path::PathBuf;
 use std::time::Instant;
 
 use clap::Args;
-use convoy::VehicleKind;
 use serde::Serialize;
 
 use crate::{CliError, print_to_stdout};
@@ -79,18 +77,6 @@ pub struct ScenarioReport {
     pub convoy: Outcome,
     /// ORCA's (`dodgy_2d`) results.
     pub dodgy: Outcome,
-}
-
-/// The name a vehicle kind goes by in the results.
-#[must_use]
-pub fn kind_name(kind: VehicleKind) -> &'static str {
-    match kind {
-        VehicleKind::Tracked => "tracked",
-        VehicleKind::Wheeled => "wheeled",
-        VehicleKind::RotaryWing => "rotary_wing",
-        VehicleKind::Infantry => "infantry",
-        VehicleKind::Starship => "starship",
-    }
 }
 
 /// The scenarios asked for, each known, in the order given.

@@ -54,6 +54,18 @@ impl VehicleKind {
         VehicleKind::Starship,
     ];
 
+    /// The kind's name as profiles and reports spell it.
+    #[must_use]
+    pub const fn name(self) -> &'static str {
+        match self {
+            VehicleKind::Tracked => "tracked",
+            VehicleKind::Wheeled => "wheeled",
+            VehicleKind::RotaryWing => "rotary_wing",
+            VehicleKind::Infantry => "infantry",
+            VehicleKind::Starship => "starship",
+        }
+    }
+
     /// The kind stored as `value` in the `kind` column, if it names one.
     #[must_use]
     pub fn from_u8(value: u8) -> Option<VehicleKind> {

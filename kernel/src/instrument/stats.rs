@@ -129,6 +129,10 @@ stage_figures! {
         overlaps: mean,
         /// Pushing sweeps, per tick.
         iterations: mean,
+        /// Most pushing sweeps in one tick.
+        max_iterations: max,
+        /// Ticks whose pass stopped at the iteration cap still overlapping.
+        capped_ticks: sum,
         /// Deepest overlap left after a pass, metres.
         max_overlap_m: max,
         /// Deepest overlap left, as a fraction of the smaller shield's

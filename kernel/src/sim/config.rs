@@ -31,7 +31,9 @@ pub struct SimConfig {
     /// between batches once they have expanded this many nodes (a
     /// deterministic budget: lockstep peers serve the same requests).
     pub max_path_nodes_per_tick: u64,
-    /// Most separation pushes per tick (0 only measures overlap).
+    /// Most separation pushes per tick: the pass repeats until no two
+    /// shields overlap by more than a 1e-4 of the smaller shield's smallest
+    /// semi-axis, and stops here (a safety cap; 0 only measures overlap).
     pub separation_iterations: u32,
     /// Every this many ticks the vehicle rows are reordered into spatial
     /// cell order, so neighbours sit together in memory; 0 never does.
@@ -58,7 +60,7 @@ impl SimConfig {
             budgets: Budgets::default(),
             max_path_requests_per_tick: 1024,
             max_path_nodes_per_tick: 20_000,
-            separation_iterations: 2,
+            separation_iterations: 64,
             reorder_interval: 32,
             max_dt: 0.25,
             bodies: Vec::new(),

@@ -425,6 +425,8 @@ impl Sim {
                 exact_tests: pass.exact_tests as f64,
                 overlaps: pass.overlaps as f64,
                 iterations: f64::from(pass.iterations),
+                max_iterations: f64::from(pass.iterations),
+                capped_ticks: f64::from(u8::from(pass.capped)),
                 max_overlap_m: f64::from(pass.max_overlap_m),
                 max_overlap_rel: f64::from(pass.max_overlap_rel),
             });

@@ -183,14 +183,7 @@ pub const KIND_SHAPES: [&[[f64; 2]]; 5] = [
 /// A kind's name as the profiles spell it.
 #[must_use]
 pub fn kind_name(kind: u8) -> &'static str {
-    match VehicleKind::from_u8(kind) {
-        Some(VehicleKind::Tracked) => "tracked",
-        Some(VehicleKind::Wheeled) => "wheeled",
-        Some(VehicleKind::RotaryWing) => "rotary_wing",
-        Some(VehicleKind::Infantry) => "infantry",
-        Some(VehicleKind::Starship) => "starship",
-        None => "unknown",
-    }
+    VehicleKind::from_u8(kind).map_or("unknown", VehicleKind::name)
 }
 
 fn v(point: Vec2) -> [f64; 2] {

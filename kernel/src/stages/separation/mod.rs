@@ -170,6 +170,9 @@ pub struct SeparationStats {
     pub overlaps: u64,
     /// Pushes applied (0 when nothing overlapped).
     pub iterations: u32,
+    /// Whether the pass stopped at its iteration cap with shields still
+    /// overlapping beyond the tolerance.
+    pub capped: bool,
     /// Times the stage rebuilt its own hash.
     pub rebuilds: u32,
     /// Largest overlap depth remaining after the pass, metres.
@@ -467,6 +470,7 @@ impl Separation {
             stats.max_overlap_m = sweep.depth_m;
             stats.max_overlap_rel = sweep.depth_rel;
             if sweep.overlaps == 0 || stats.iterations >= *iterations {
+                stats.capped = sweep.overlaps > 0 && !measure_only;
                 break;
             }
             let largest_push;

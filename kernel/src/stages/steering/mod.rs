@@ -23,7 +23,7 @@ use crate::nav::WorldMap;
 use crate::data::vehicles::{ARRIVE_RADIUS, PROGRESS_STEP_M, STUCK_AFTER_S};
 use crate::parallel::{STEER_CHUNK_ROWS, for_each_chunk4_of};
 use crate::data::spatial_hash::SpatialHash;
-use crate::data::vehicles::{ColumnsMut, SteerMode};
+use crate::data::vehicles::{ColumnsMut, NONE, SteerMode};
 use avoid::{Body, Mover, Near, Question, Response, ThreatSearch};
 use field::{Disc, FieldUnit};
 use movers::{LANES, MoverColumns, SEARCH_LANES};
@@ -47,11 +47,15 @@ pub struct SteerStats {
     pub stuck: usize,
 }
 
-/// Within this distance of its drive-to point a unit steering by
-/// reciprocal avoidance has arrived: a quarter of its shield's width, from
-/// 0.25 m to [`ARRIVE_RADIUS`].
+/// Within this distance of its goal a unit steering by reciprocal
+/// avoidance has arrived: a quarter of its shield's width, from 0.25 m to
+/// [`ARRIVE_RADIUS`]; a unit with a turning radius (which cannot turn onto
+/// a point) keeps [`ARRIVE_RADIUS`].
 #[inline]
-fn arrival_radius(me: &Mover) -> f32 {
+fn arrival_radius(me: &Mover, turn_radius: f32) -> f32 {
+    if turn_radius > 0.0 {
+        return ARRIVE_RADIUS;
+    }
     (0.5 * me.half_width).clamp(0.25, ARRIVE_RADIUS)
 }
 
@@ -135,6 +139,8 @@ fn steer_rows(
         max_brake,
         turn_rate,
         inv_mass,
+        turn_radius,
+        platoon,
         drive_to,
         goal,
         steer_mode,
@@ -144,7 +150,8 @@ fn steer_rows(
         stalled_s,
         ..
     } = columns;
-    let (position, inv_mass) = (&**position, &**inv_mass);
+    let (position, inv_mass, platoon) = (&**position, &**inv_mass, &**platoon);
+    let turn_radius = &**turn_radius;
     let (max_speed, cruise_speed, max_brake, turn_rate, drive_to, goal, steer_mode) = (
         &**max_speed,
         &**cruise_speed,
@@ -186,7 +193,8 @@ fn steer_rows(
                 &cruise_speed[rows.clone()],
                 &max_speed[rows.clone()],
             );
-            let (max_brake, turn_rate) = (&max_brake[rows.clone()], &turn_rate[rows]);
+            let (max_brake, turn_rate) = (&max_brake[rows.clone()], &turn_rate[rows.clone()]);
+            let (platoon, turn_radius) = (&platoon[rows.clone()], &turn_radius[rows]);
             let mut tally = [0usize; 4];
             let mut out = Rows {
                 desired,
@@ -215,14 +223,24 @@ fn steer_rows(
                     out.finish(offset, wanted);
                     continue;
                 }
-                if steer_mode[offset] == SteerMode::Reciprocal as u8 {
+                // Platoon members keep Force 21's avoidance: their slots
+                // space them, and their formation's rules assume it.
+                if steer_mode[offset] == SteerMode::Reciprocal as u8 && platoon[offset] == NONE {
                     let max_speed = cruise_speed[offset] / slowdown;
+                    // Only the goal itself is reached within the unit's own
+                    // radius: drive-to points along a route or a curve keep
+                    // the speed rule the `paths` stage placed them by.
+                    let arrive = if target == goal[offset] {
+                        arrival_radius(me, turn_radius[offset])
+                    } else {
+                        ARRIVE_RADIUS
+                    };
                     let preferred = seek::drive_to_velocity_within(
                         me.position,
                         target,
                         max_speed,
                         max_brake[offset],
-                        arrival_radius(me),
+                        arrive,
                     );
                     let mut nearest = Nearest::default();
                     let mut offer = |run: std::ops::Range<usize>| {

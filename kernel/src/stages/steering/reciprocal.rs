@@ -33,7 +33,7 @@ pub const HORIZON_S: f32 = 2.0;
 pub const WALL_HORIZON_S: f32 = 1.0;
 /// The preferred velocity's lean to the right while avoiding, as a
 /// fraction of its length: crowds meeting head-on pass on one side.
-pub const RIGHT_LEAN: f32 = 0.1;
+pub const RIGHT_LEAN: f32 = 0.3;
 /// The largest symmetry-breaking nudge, as a fraction of the speed limit.
 const NUDGE: f32 = 0.01;
 /// Stream of the nudge's hash.
@@ -179,8 +179,7 @@ fn lean_right(wish: &Wish, tick: u64) -> Vec2 {
 /// Writes the hard half-planes of the wall segments within reach of `me`
 /// (the nearest [`MAX_WALLS`]) to the front of `planes`; returns how many.
 fn wall_planes(map: &WorldMap, me: &Mover, max_speed: f32, planes: &mut [HalfPlane]) -> usize {
-    let radius = me.bounding_radius;
-    let reach = radius + max_speed * WALL_HORIZON_S + map.cell_size();
+    let reach = me.bounding_radius + max_speed * WALL_HORIZON_S + map.cell_size();
     let mut segments = NearestWalls::default();
     for_each_wall_run(map, me.position, reach, |a, b| {
         let distance = point_segment_distance(me.position, (a, b));
@@ -190,6 +189,10 @@ fn wall_planes(map: &WorldMap, me: &Mover, max_speed: f32, planes: &mut [HalfPla
     });
     let mut count = 0;
     for &(a, b) in segments.kept() {
+        // The shield's extent toward the wall, not its bounding radius: a
+        // long hull driving along a wall is only its half width from it.
+        let toward = closest_on_segment(me.position, a, b) - me.position;
+        let radius = footprint(me, toward.normalize_or(me.axis));
         let plane = segment_half_plane(me.position, me.velocity, radius, a, b, WALL_HORIZON_S);
         if let Some(plane) = plane {
             planes[count] = plane;
@@ -197,6 +200,13 @@ fn wall_planes(map: &WorldMap, me: &Mover, max_speed: f32, planes: &mut [HalfPla
         }
     }
     count
+}
+
+/// The point of segment `(a, b)` nearest `point`.
+fn closest_on_segment(point: Vec2, a: Vec2, b: Vec2) -> Vec2 {
+    let along = b - a;
+    let t = (point - a).dot(along) / along.length_squared().max(f32::MIN_POSITIVE);
+    a + along * t.clamp(0.0, 1.0)
 }
 
 /// The nearest wall segments, nearest first.

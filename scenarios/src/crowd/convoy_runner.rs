@@ -76,7 +76,7 @@ pub fn run(scenario: &Scenario, threads: usize) -> Result<Outcome, String> {
     let kinds: Vec<&str> = scenario
         .agents
         .iter()
-        .map(|agent| super::kind_name(agent.kind))
+        .map(|agent| agent.kind.name())
         .collect();
     let mut tracker = Tracker::new(&starts, &goals, &flies, &kinds, scenario.min, scenario.max);
     let mut positions = starts;

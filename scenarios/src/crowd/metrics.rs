@@ -4,10 +4,9 @@
 //! - Arrival: an agent has arrived while its centre is within
 //!   [`ARRIVAL_RADIUS_M`] of its goal. That is the agent radius, fixed and
 //!   the same for both systems (not convoy's own steering arrival radius):
-//!   the question is whether the agent stands on its goal. convoy's units
-//!   stop once within its steering arrival radius, 2.5 m, so they never
-//!   get that close on their own: arrival times are also given within
-//!   [`LOOSE_ARRIVAL_RADIUS_M`], for both systems, and the mean speed and
+//!   the question is whether the agent stands on its goal. Arrival times
+//!   are also given within [`LOOSE_ARRIVAL_RADIUS_M`] (Force 21's arrival
+//!   radius), for both systems, and the mean speed and
 //!   the stuck count take an agent within that radius as done.
 //! - Collisions: per tick, every pair of agents in the same layer (ground
 //!   or air) whose centres are closer than the sum of their radii minus
