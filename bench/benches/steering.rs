@@ -275,6 +275,7 @@ fn steering(c: &mut Criterion) {
                 bodies: &[],
                 dt: *dt,
                 tick: 0,
+                walls: None,
             };
             let mut timed = Duration::ZERO;
             for _ in 0..iterations {

@@ -43,6 +43,7 @@ fn run_once(
         bodies: &[],
         dt,
         tick: 0,
+        walls: None,
     };
     let mut columns = sim.vehicles_mut();
     let started = Instant::now();

@@ -13,15 +13,10 @@ fn run(name: &str, threads: usize) -> convoy_scenarios::crowd::metrics::Outcome 
     convoy_runner::run(&scenario, threads).expect("convoy takes the scenario")
 }
 
-/// Asserts every agent of `name` arrived by `limit_s` and none collided;
-/// `loose`: within Force 21's 2.5 m (units with a turning radius stop there).
-fn all_arrive_by(name: &str, limit_s: f64, loose: bool) {
+/// Asserts every agent of `name` arrived by `limit_s` and none collided.
+fn all_arrive_by(name: &str, limit_s: f64) {
     let outcome = run(name, 1);
-    let all = if loose {
-        outcome.time_to_100_loose_s
-    } else {
-        outcome.time_to_100_s
-    };
+    let all = outcome.time_to_100_s;
     assert!(
         all.is_some_and(|t| t <= limit_s),
         "{name}: all arrived at {all:?} s, not within {limit_s} s ({} of {} at the end, {} stuck)",
@@ -38,22 +33,17 @@ fn all_arrive_by(name: &str, limit_s: f64, loose: bool) {
 
 #[test]
 fn twenty_four_agents_on_a_circle_all_reach_their_antipodes_within_60_s() {
-    all_arrive_by("circle-24", 60.0, false);
+    all_arrive_by("circle-24", 60.0);
 }
 
 #[test]
 fn a_hundred_agents_on_a_circle_all_reach_their_antipodes_within_60_s() {
-    all_arrive_by("circle-100", 60.0, false);
+    all_arrive_by("circle-100", 60.0);
 }
 
 #[test]
 fn two_hundred_fifty_agents_on_a_circle_all_reach_their_antipodes_within_130_s() {
-    all_arrive_by("circle-250", 130.0, false);
-}
-
-#[test]
-fn mixed_kinds_crossing_a_circle_all_arrive_within_force_21_s_radius() {
-    all_arrive_by("mixed-kinds", 120.0, true);
+    all_arrive_by("circle-250", 130.0);
 }
 
 #[test]

@@ -388,6 +388,10 @@ impl Sim {
                     bodies: discs,
                     dt,
                     tick: *tick,
+                    walls: match &config.map {
+                        Map::Grid(map) => Some(map),
+                        Map::Open | Map::Polygon { .. } => None,
+                    },
                 };
                 steering.run(&mut columns, world)
             });

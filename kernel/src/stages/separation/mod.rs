@@ -470,7 +470,7 @@ impl Separation {
             stats.max_overlap_m = sweep.depth_m;
             stats.max_overlap_rel = sweep.depth_rel;
             if sweep.overlaps == 0 || stats.iterations >= *iterations {
-                stats.capped = sweep.overlaps > 0 && !measure_only;
+                stats.capped = *iterations > 0 && sweep.depth_rel > TOLERANCE_REL;
                 break;
             }
             let largest_push;

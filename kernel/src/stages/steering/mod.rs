@@ -78,6 +78,10 @@ pub struct SteerWorld<'a> {
     pub dt: f32,
     /// The tick, for reciprocal avoidance's symmetry-breaking nudge.
     pub tick: u64,
+    /// The grid whose walls reciprocal avoidance keeps clear of: a grid
+    /// map's (a polygon map's raster is coarser than the routes planned on
+    /// its edges, so its cells would block them).
+    pub walls: Option<&'a WorldMap>,
 }
 
 /// The `steering` stage and its working memory (reuse it across ticks).
@@ -167,7 +171,7 @@ fn steer_rows(
     let order = spatial.order();
     let chooser = Chooser {
         movers,
-        map: world.map,
+        map: world.walls,
         dt: world.dt,
         tick: world.tick,
     };
