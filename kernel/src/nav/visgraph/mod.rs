@@ -9,18 +9,18 @@
 //!   graph): a cheap test that discards most pairs before any visibility
 //!   query.
 //! - Visibility queries walk a uniform grid of boundary edges
-//!   ([`boundary`]), so the build costs far less than the naive O(n³). Rows
+//!   (`boundary`), so the build costs far less than the naive O(n³). Rows
 //!   are built in parallel, one edge-stamp scratch per worker, and merged in
 //!   node order: the graph is the same whatever the thread count.
 //! - Swamps weight each edge by the length it runs through them
-//!   ([`swamps`]); road segments are edges of cost `road_cost_factor` times
+//!   (`swamps`); road segments are edges of cost `road_cost_factor` times
 //!   their length (half by default, as in the paper) in the same graph, so
 //!   one search weighs roads, swamps and open ground together.
 //! - [`VisGraph::save`] / [`VisGraph::load`] keep a built graph as a binary
-//!   blob ([`mod@file`]).
+//!   blob (`file`).
 //!
 //! The search over it, with start/goal insertion, bridges and factions, is
-//! [`navigator`]; [`batch`] answers many queries across the rayon pool.
+//! `navigator`; `batch` answers many queries across the rayon pool.
 
 mod batch;
 #[cfg(feature = "internals")]
