@@ -3,7 +3,7 @@
 
 use super::*;
 
-/// One unit's [`respond`] arguments.
+/// One unit's [`respond`](fn@super::respond::respond) arguments.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Question {
     /// The unit, with its current velocity.
@@ -30,7 +30,7 @@ pub(super) fn clamp_length_max((x, y): (Vec4, Vec4), max: Vec4) -> (Vec4, Vec4) 
     )
 }
 
-/// [`respond`] for the first `count` (up to four) of `questions`, one per
+/// [`respond`](fn@super::respond::respond) for the first `count` (up to four) of `questions`, one per
 /// SIMD lane, lane for lane the same arithmetic (the same answers; a test
 /// checks): the square roots and divisions of four units overlap instead
 /// of waiting on each other.
