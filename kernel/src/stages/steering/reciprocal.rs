@@ -11,7 +11,7 @@
 //! preferred one (toward its drive-to point, at its speed limit). Shields
 //! enter through their footprint: a capsule's extent along the line between
 //! the two units. Head-on pairs pass on their right: the preferred velocity
-//! leans [`RIGHT_LEAN`] to the right while a neighbour is in the way, and a
+//! leans [`RIGHT_LEAN`] to the right while it has neighbours, and a
 //! deterministic nudge from a hash of (unit, tick) breaks exact symmetry.
 
 use glam::Vec2;
@@ -23,7 +23,8 @@ use crate::nav::{Cell, WorldMap};
 use crate::random::unit_f32;
 
 /// Neighbours a unit avoids at most: its nearest (RVO2's `maxNeighbors`),
-/// so a unit's work is bounded however dense the crowd.
+/// so its linear program stays small however dense the crowd (the scan for
+/// them still visits every unit within the neighbour radius).
 pub const MAX_NEIGHBOURS: usize = 10;
 /// Wall segments a unit avoids at most: the nearest.
 pub const MAX_WALLS: usize = 12;
