@@ -24,7 +24,7 @@ pub use data::platoons::{
     Formation, MAX_MEMBERS, Phase, PlatoonError, PlatoonId, PlatoonSpec, SlotRule, Softening,
 };
 pub use data::vehicles::{
-    Columns, SpawnError, StaleUnit, SteerMode, UnitId, UnitSpec, VehicleKind, Vehicles,
+    Columns, PathState, SpawnError, StaleUnit, SteerMode, UnitId, UnitSpec, VehicleKind, Vehicles,
 };
 pub use geometry::bounds::Bounds;
 pub use glam;
@@ -36,6 +36,7 @@ pub use nav::polygon::BridgeSpec;
 pub use nav::visgraph::{BridgeError, FactionId};
 pub use sim::snapshot::SnapshotError;
 pub use sim::{
-    BadStep, ConfigError, EngineColumns, Map, OrderError, PlatoonView, Quality, Sim, SimConfig,
+    BadStep, ConfigError, EngineColumns, Map, MoveState, OrderError, PlatoonView, Quality, Sim,
+    SimConfig, UnreachableGoals,
 };
 pub use stages::steering::field::{Disc, OrbitingBody};

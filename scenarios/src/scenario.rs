@@ -13,7 +13,7 @@ use convoy::nav::{
 use convoy::random::unit_f32;
 use convoy::{
     Bounds, ConfigError, Map, OrderError, PlatoonError, PlatoonId, Sim, SimConfig, UnitSpec,
-    VehicleKind,
+    UnreachableGoals, VehicleKind,
 };
 use thiserror::Error;
 
@@ -332,6 +332,7 @@ pub fn build(profile: &Profile, threads: usize) -> Result<Sim, BuildError> {
         max_dt: profile.run.max_dt,
         bodies: profile.steering.bodies.clone(),
         map,
+        unreachable_goals: UnreachableGoals::MoveToNearest,
     };
     let planned = !matches!(config.map, Map::Open);
     let mut sim = Sim::new(config)?;

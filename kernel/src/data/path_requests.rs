@@ -119,6 +119,11 @@ impl PathQueue {
         self.pending.is_empty()
     }
 
+    /// Keeps only the requests `keep` accepts, in order.
+    pub fn retain(&mut self, keep: impl FnMut(&PathRequest) -> bool) {
+        self.pending.retain(keep);
+    }
+
     /// Takes the oldest request.
     pub fn pop(&mut self) -> Option<PathRequest> {
         self.pending.pop_front()

@@ -24,6 +24,21 @@ pub const PROGRESS_STEP_M: f32 = 0.5;
 /// Seconds without progress before a unit counts as stuck.
 pub const STUCK_AFTER_S: f32 = 10.0;
 
+/// What became of a unit's path requests; stored in the `route_pending`
+/// column as its `u8` value.
+#[repr(u8)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum PathState {
+    /// No request open: the unit follows its route, or drives straight.
+    #[default]
+    Settled = 0,
+    /// A request waits in the queue or is being searched.
+    Pending = 1,
+    /// The last request found no path: the unit holds where it was, and
+    /// asks again only when it is given a new order.
+    NoPath = 2,
+}
+
 /// Marks "no platoon" / "no slot" in the `platoon` and `slot` columns.
 pub const NONE: u32 = u32::MAX;
 
@@ -325,7 +340,8 @@ columns! {
     /// the route's first corner (wheeled units bend that corner to their
     /// turning circle, whose centre depends on the way in).
     route_start: Vec2,
-    /// 1 while a path request for this unit waits in the queue.
+    /// [`PathState`] as `u8`: whether a path request for this unit waits
+    /// or is searched, or whether its last one found no path.
     route_pending: u8,
     /// Steering's output, integrate's input, metres per second.
     desired_velocity: Vec2,

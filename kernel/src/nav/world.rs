@@ -274,6 +274,46 @@ impl WorldMap {
             .unwrap_or(Vec2::ZERO)
     }
 
+    /// The centre of the open cell of `region` nearest `point` (by the
+    /// distance between `point` and cell centres), searched in square rings
+    /// about `point`'s cell until no nearer cell can remain; `None` if the
+    /// region has no cell (or `point` is NaN).
+    #[must_use]
+    pub fn nearest_open_in_region(&self, point: Vec2, region: u32) -> Option<Vec2> {
+        let local = ((point - self.origin) / self.cell_size).floor();
+        if !local.is_finite() {
+            return None;
+        }
+        let (width, height) = (self.grid.width() as i64, self.grid.height() as i64);
+        let centre = (
+            (local.x as i64).clamp(0, width - 1),
+            (local.y as i64).clamp(0, height - 1),
+        );
+        let mut best: Option<(f32, Vec2)> = None;
+        for ring in 0..width.max(height) {
+            // Every cell of a later ring is at least `ring - 1` cells away.
+            let nearest_possible = (ring as f32 - 1.0).max(0.0) * self.cell_size;
+            if best.is_some_and(|(distance, _)| distance < nearest_possible) {
+                break;
+            }
+            for (x, y) in square_ring(centre, ring) {
+                if x < 0 || y < 0 || x >= width || y >= height {
+                    continue;
+                }
+                let cell = Cell::new(x as u32, y as u32);
+                if self.grid.region(cell) != Some(region) {
+                    continue;
+                }
+                let at = self.centre_of(cell);
+                let distance = at.distance(point);
+                if best.is_none_or(|(nearest, _)| distance < nearest) {
+                    best = Some((distance, at));
+                }
+            }
+        }
+        best.map(|(_, at)| at)
+    }
+
     fn cells_see_each_other(&self, a: Cell, b: Cell) -> bool {
         self.all_passable(a, b) || supercover(a, b, |cell| self.grid.passable(cell))
     }
@@ -330,6 +370,17 @@ fn summed_blocked(grid: &CostGrid) -> Vec<u32> {
     }
     table
 }
+/// The cells at Chebyshev distance `ring` from `centre`, row by row.
+fn square_ring((cx, cy): (i64, i64), ring: i64) -> impl Iterator<Item = (i64, i64)> {
+    (cy - ring..=cy + ring).flat_map(move |y| {
+        let edge_row = y == cy - ring || y == cy + ring;
+        let step = if edge_row || ring == 0 { 1 } else { 2 * ring };
+        (cx - ring..=cx + ring)
+            .step_by(step as usize)
+            .map(move |x| (x, y))
+    })
+}
+
 /// How much the ground under `position` slows a unit: its cell's cost
 /// multiplier (swamp, nebula), at least 1; 1 off the map or with none.
 #[inline]

@@ -10,6 +10,8 @@ use crate::instrument::Budgets;
 use crate::nav::{PolygonNavigator, WorldMap};
 use crate::stages::steering::field::OrbitingBody;
 
+use super::UnreachableGoals;
+
 /// Everything a [`Sim`](super::Sim) is built from, checked by [`Sim::new`](super::Sim::new).
 #[derive(Clone, Debug)]
 pub struct SimConfig {
@@ -46,6 +48,8 @@ pub struct SimConfig {
     pub bodies: Vec<OrbitingBody>,
     /// The ground units move on and routes are planned over.
     pub map: Map,
+    /// What a move order does with a goal its unit cannot reach.
+    pub unreachable_goals: UnreachableGoals,
 }
 
 impl SimConfig {
@@ -65,6 +69,7 @@ impl SimConfig {
             max_dt: 0.25,
             bodies: Vec::new(),
             map: Map::Open,
+            unreachable_goals: UnreachableGoals::MoveToNearest,
         }
     }
 }

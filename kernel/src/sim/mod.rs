@@ -8,21 +8,22 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use glam::Vec2;
 use rayon::{ThreadPool, ThreadPoolBuilder};
 use thiserror::Error;
 
 mod config;
+mod group_spots;
+mod orders;
 mod platoon_orders;
 mod quality;
 mod views;
 pub mod snapshot;
 
 pub use config::{ConfigError, Map, SimConfig};
+pub use orders::{MoveState, OrderError, UnreachableGoals};
 pub use quality::Quality;
 pub use views::{EngineColumns, PlatoonView};
 use quality::QualityTotals;
-use crate::data::path_requests::PathRequest;
 use crate::data::platoons::Platoons;
 use crate::instrument::{
     Budgets, FormationsFigures, Gauges, Instruments, IntegrateFigures, PathsFigures,
@@ -195,27 +196,6 @@ impl Sim {
         self.steering.reserve(units);
         self.separation.reserve(units);
         self.spatial_stage.reserve(units);
-    }
-
-    /// Orders a unit to `goal`: queued for the `paths` stage. Until it is
-    /// served the unit's own checks ask for no path (theirs would lead to
-    /// the old goal and, being newer, replace the order).
-    pub fn order_move(&mut self, unit: UnitId, goal: Vec2) -> Result<(), OrderError> {
-        let row = self
-            .vehicles
-            .row_of(unit)
-            .ok_or(OrderError::Stale(StaleUnit(unit)))?;
-        if !goal.is_finite() {
-            return Err(OrderError::BadGoal(goal));
-        }
-        if let Some(map) = self.config.map.grid()
-            && map.cell_at(goal).is_none()
-        {
-            return Err(OrderError::OffMap(goal));
-        }
-        self.paths.push(PathRequest::for_unit(unit, goal));
-        self.vehicles.columns_mut().route_pending[row] = 1;
-        Ok(())
     }
 
     /// Every unit's route, by handle slot (a unit's `route_len` column says
@@ -564,18 +544,4 @@ fn planner(config: &SimConfig) -> Planner<'_> {
         Map::Grid(map) => Planner::Grid(map),
         Map::Open => Planner::OpenField,
     }
-}
-
-/// An order [`Sim::order_move`] refuses; nothing was queued.
-#[derive(Clone, Copy, Debug, PartialEq, Error)]
-pub enum OrderError {
-    /// The unit is gone.
-    #[error(transparent)]
-    Stale(#[from] StaleUnit),
-    /// The goal is NaN or infinite.
-    #[error("move goal must be finite, was {0:?}")]
-    BadGoal(Vec2),
-    /// The goal lies off the map.
-    #[error("move goal {0:?} is off the map")]
-    OffMap(Vec2),
 }

@@ -51,7 +51,7 @@ use flights::{FlightRecord, SearchFlights};
 use crate::parallel::for_each_chunk3;
 use crate::data::vehicles::ARRIVE_RADIUS;
 use follow::{Wheels, curve_drive_to};
-use crate::data::vehicles::{NONE, UnitId, VehicleKind, Vehicles};
+use crate::data::vehicles::{NONE, PathState, UnitId, VehicleKind, Vehicles};
 
 /// Grid searches in flight at once (each resumed on its own in a round,
 /// across the pool), and the batch size of visibility-graph queries. The
@@ -409,7 +409,7 @@ impl PathService {
                 continue;
             };
             let columns = vehicles.columns_mut();
-            columns.route_pending[row] = 1;
+            columns.route_pending[row] = PathState::Pending as u8;
             // A platoon member's own path leads to its slot.
             let goal = if columns.platoon[row] == NONE {
                 columns.goal[row]
@@ -465,8 +465,19 @@ impl Movers<'_> {
             return false;
         };
         // A platoon member's own path (the bad-position check) leads to its
-        // slot; its goal stays its destination spot.
-        if self.vehicles.columns().platoon()[row] == NONE {
+        // slot; its goal stays its destination spot. A ground unit of its
+        // own that no path serves holds where it is, and asks no more (a
+        // flier flies straight).
+        let columns = self.vehicles.columns();
+        let solo = columns.platoon()[row] == NONE;
+        let here = columns.position()[row];
+        let flies = VehicleKind::from_u8(columns.kind()[row]).is_some_and(|kind| kind.handling().flies);
+        let state = match (solo && !flies, route) {
+            (true, None) => PathState::NoPath,
+            _ => PathState::Settled,
+        };
+        let goal = if state == PathState::NoPath { here } else { goal };
+        if solo {
             self.vehicles.set_goal(unit, goal).expect("row_of found it");
         }
         let route = route.unwrap_or(&[]);
@@ -481,7 +492,7 @@ impl Movers<'_> {
         };
         columns.route_next[row] = 0;
         columns.route_start[row] = columns.position[row];
-        columns.route_pending[row] = 0;
+        columns.route_pending[row] = state as u8;
         true
     }
 

@@ -101,6 +101,23 @@ pub fn footprint(mover: &Mover, direction: Vec2) -> f32 {
     mover.half_width + mover.half_core * mover.axis.dot(direction).abs()
 }
 
+/// How far a unit's shield reaches toward a neighbour along `direction`:
+/// its [`footprint`] while it drives, its bounding radius while it is
+/// (nearly) stopped, when a unit may turn in place and sweep its whole
+/// length; so the pair's constraint does not flip with the heading of a
+/// unit turning on the spot.
+#[inline]
+fn reach(mover: &Mover, direction: Vec2) -> f32 {
+    if mover.speed < TURNING_SPEED {
+        mover.bounding_radius
+    } else {
+        footprint(mover, direction)
+    }
+}
+
+/// Below this speed a unit counts as turning on the spot, m/s.
+const TURNING_SPEED: f32 = 0.5;
+
 /// What one unit's choice reads besides its neighbours.
 #[derive(Clone, Copy, Debug)]
 pub struct Chooser<'a> {
@@ -154,7 +171,7 @@ pub fn choose(
         let neighbour = Neighbour {
             relative_position: offset,
             relative_velocity: me.velocity - other.velocity,
-            combined_radius: footprint(me, direction) + footprint(&other, direction),
+            combined_radius: reach(me, direction) + reach(&other, direction),
             responsibility: if immovable(place as usize) { 1.0 } else { 0.5 },
         };
         planes[count] = neighbour_half_plane(me.velocity, &neighbour, HORIZON_S, chooser.dt);

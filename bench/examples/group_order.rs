@@ -1,0 +1,146 @@
+//! A box of tanks clicked to one point on arena2 (8 m cells), as an RTS
+//! player would: `cargo run --release -p convoy-bench --example group_order [MODE]`
+//! with MODE `single`, `same-point`, `own-spots`, `group` (20 tanks) or
+//! `mixed` (200 units of four kinds); prints arrivals over time.
+
+use std::sync::Arc;
+
+use convoy::glam::Vec2;
+use convoy::nav::{Cell, Mobility, WorldMap, load_map};
+use convoy::{Bounds, Map, MoveState, Sim, SimConfig, UnitSpec, VehicleKind};
+
+const CELL_M: f32 = 8.0;
+const SPACING_M: f32 = 10.0;
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let mode = std::env::args()
+        .nth(1)
+        .unwrap_or_else(|| "same-point".to_owned());
+    let grid = load_map(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../profiles/maps/arena2.map"
+    ))?;
+    let map = Arc::new(WorldMap::new(&grid, Mobility::GROUND, Vec2::ZERO, CELL_M)?);
+    let (start, goal) = pick_start_and_goal(&map, if mode == "mixed" { 200 } else { 20 });
+    let mut config = SimConfig::new(Bounds::new(Vec2::splat(-50.0), map.bounds().max + 50.0));
+    config.threads = 1;
+    config.map = Map::Grid(Arc::clone(&map));
+    let mut sim = Sim::new(config)?;
+    let count = match mode.as_str() {
+        "single" => 1,
+        "mixed" => 200,
+        _ => 20,
+    };
+    let mut units = Vec::new();
+    for i in 0..count {
+        let offset = box_offset(i, count);
+        let kinds = [
+            VehicleKind::Tracked,
+            VehicleKind::Wheeled,
+            VehicleKind::Infantry,
+            VehicleKind::RotaryWing,
+        ];
+        let kind = if mode == "mixed" {
+            kinds[i % 4]
+        } else {
+            VehicleKind::Tracked
+        };
+        let spec = UnitSpec::new(kind, start + offset);
+        units.push((sim.spawn(&spec)?, offset));
+    }
+    let mut targets: Vec<Vec2> = units
+        .iter()
+        .map(|&(_, offset)| {
+            if mode == "own-spots" {
+                goal + offset
+            } else {
+                goal
+            }
+        })
+        .collect();
+    if mode == "group" || mode == "mixed" {
+        let ids: Vec<_> = units.iter().map(|&(unit, _)| unit).collect();
+        targets = sim.order_group(&ids, goal, Vec2::ZERO)?;
+    } else {
+        for (&(unit, _), &target) in units.iter().zip(&targets) {
+            sim.order_move(unit, target)?;
+        }
+    }
+    let dt = 1.0 / 60.0;
+    println!(
+        "start {start} goal {goal} distance {:.0} m",
+        start.distance(goal)
+    );
+    let mut all_arrived = None;
+    for second in 1..=120 {
+        for _ in 0..60 {
+            sim.step(dt);
+            let all = units
+                .iter()
+                .all(|&(unit, _)| sim.move_state(unit) == Ok(MoveState::Arrived));
+            if all && all_arrived.is_none() {
+                all_arrived = Some(sim.time_s());
+                println!("all arrived at {:.1} s", sim.time_s());
+            }
+        }
+        if second % 10 == 0 {
+            let columns = sim.vehicles().columns();
+            let mut off: Vec<f32> = units
+                .iter()
+                .zip(&targets)
+                .map(|(&(unit, _), &target)| {
+                    sim.vehicles().row_of(unit).map_or(f32::INFINITY, |row| {
+                        columns.position()[row].distance(target)
+                    })
+                })
+                .collect();
+            off.sort_by(f32::total_cmp);
+            let within = off.iter().filter(|&&d| d <= 3.0).count();
+            println!(
+                "{second:4} s: within 3 m {within}/{count}, median off {:.1} m, worst {:.1} m",
+                off[off.len() / 2],
+                off[off.len() - 1]
+            );
+        }
+    }
+    Ok(())
+}
+
+/// Unit `i`'s place in a box of `count`: 5 wide for 20, 20 wide for 200.
+fn box_offset(i: usize, count: usize) -> Vec2 {
+    let files = if count > 20 { 20 } else { 5 };
+    let ranks = count.div_ceil(files);
+    let centred = |k: usize, n: usize| k as f32 - (n as f32 - 1.0) / 2.0;
+    Vec2::new(centred(i % files, files), centred(i / files, ranks)) * SPACING_M
+}
+
+/// A start whose 5×4 box is open and a goal about 300 m away in its region.
+fn pick_start_and_goal(map: &WorldMap, count: usize) -> (Vec2, Vec2) {
+    let box_open = |centre: Vec2| (0..count).all(|i| map.is_open(centre + box_offset(i, count)));
+    let grid = map.grid();
+    for y in 0..grid.height() {
+        for x in 0..grid.width() {
+            let start = map.centre_of(Cell::new(x, y));
+            if !box_open(start) {
+                continue;
+            }
+            for gy in 0..grid.height() {
+                for gx in 0..grid.width() {
+                    let cell = Cell::new(gx, gy);
+                    let goal = map.centre_of(cell);
+                    let far = (goal.distance(start) - 300.0).abs() < 4.0;
+                    if far
+                        && box_open(goal)
+                        && map
+                            .cell_at(start)
+                            .is_some_and(|from| grid.connected(from, cell))
+                        && !map.segment_is_clear(start, goal)
+                    {
+                        return (start, goal);
+                    }
+                }
+            }
+        }
+    }
+    panic!("arena2 has no open box with a goal 300 m away");
+}
