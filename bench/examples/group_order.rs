@@ -28,6 +28,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut sim = Sim::new(config)?;
     let count = match mode.as_str() {
         "single" => 1,
+        "platoon" => 5,
         "mixed" => 200,
         _ => 20,
     };
@@ -58,6 +59,43 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             }
         })
         .collect();
+    if mode == "platoon" {
+        let ids: Vec<_> = units.iter().map(|&(unit, _)| unit).collect();
+        let platoon = sim.create_platoon(&ids, &convoy::PlatoonSpec::default())?;
+        sim.order_platoon(platoon, goal, None)?;
+        for _ in 0..120 {
+            for _ in 0..60 {
+                sim.step(1.0 / 60.0);
+            }
+            let view = sim.platoon(platoon).ok_or("platoon gone")?;
+            println!(
+                "{:5.1} s: phase {:?} at {} speed {:.2}, {:.0} m to go",
+                sim.time_s(),
+                view.phase(),
+                view.position(),
+                view.speed(),
+                view.position().distance(goal)
+            );
+            if std::env::var("MEMBERS").is_ok() {
+                let columns = sim.vehicles().columns();
+                for (slot, unit) in view.members() {
+                    let row = sim.vehicles().row_of(unit).ok_or("gone")?;
+                    println!(
+                        "    slot {slot}: error {:.1} v {:.2} want {} drive_to {} at {} heading {:.2} cruise {:.2} state {:?}",
+                        view.formation_error()[slot],
+                        columns.velocity()[row].length(),
+                        columns.desired_velocity()[row],
+                        columns.drive_to()[row],
+                        columns.position()[row],
+                        columns.heading()[row],
+                        columns.cruise_speed()[row],
+                        sim.move_state(unit)
+                    );
+                }
+            }
+        }
+        return Ok(());
+    }
     if mode == "group" || mode == "mixed" {
         let ids: Vec<_> = units.iter().map(|&(unit, _)| unit).collect();
         targets = sim.order_group(&ids, goal, Vec2::ZERO)?;

@@ -424,8 +424,17 @@ fn advance(
         };
     }
     if phase == Phase::Moving {
+        // A member ahead of its slot is no straggler: it slows (the speed
+        // modifier below) and the platoon catches up; only its sideways
+        // error counts, so a platoon formed against a wall, its slots
+        // behind the lead blocked, does not wait for members already ahead.
+        let axis = rotation(platoon.heading);
         let lag = (0..=members.last)
-            .filter_map(|slot| Some(positions[members.row(slot)?].distance(reference[slot])))
+            .filter_map(|slot| {
+                let off_slot = positions[members.row(slot)?] - reference[slot];
+                let ahead = off_slot.dot(axis).max(0.0);
+                Some((off_slot - axis * ahead).length())
+            })
             .fold(0.0, f32::max);
         let slowdown = terrain_slowdown(world.map, platoon.position);
         move_along(platoon, &view, &members, (lag, slowdown), dt);
