@@ -7,7 +7,7 @@ use std::io::{self, Write};
 use std::path::Path;
 
 use convoy::{Quality, Sim, TimingReport};
-use convoy_scenarios::Profile;
+use convoy_scenarios::{ArrivalSummary, Profile};
 use serde::{Deserialize, Serialize};
 
 use crate::CliError;
@@ -46,6 +46,10 @@ pub struct Report {
     /// Movement quality: arrivals, collisions, speed, stuck units.
     #[serde(default)]
     pub quality: Quality,
+    /// Platoon arrivals under the profile's orders: per minute, and path
+    /// efficiency (time taken ÷ shortest path at top speed).
+    #[serde(default)]
+    pub platoon_arrivals: ArrivalSummary,
     /// Hex XXH3 of the final state.
     pub checksum: String,
     /// Checksums recorded every `--checksum-every` ticks.
@@ -150,6 +154,7 @@ impl Report {
             stages,
             tick,
             quality: sim.quality(),
+            platoon_arrivals: ArrivalSummary::default(),
             checksum: format!("{:016x}", sim.checksum()),
             checksums: Vec::new(),
             repeat: None,
@@ -212,6 +217,17 @@ pub fn print_table(out: &mut dyn Write, report: &Report) -> io::Result<()> {
         quality.mean_speed_fraction,
         quality.stuck,
     )?;
+    let arrivals = &report.platoon_arrivals;
+    if arrivals.arrivals_per_minute > 0.0 || arrivals.unfinished > 0 {
+        writeln!(
+            out,
+            "platoons  arrivals_per_minute={:.1} unfinished={} path_efficiency mean={:.2} p95={:.2}",
+            arrivals.arrivals_per_minute,
+            arrivals.unfinished,
+            arrivals.path_efficiency_mean,
+            arrivals.path_efficiency_p95,
+        )?;
+    }
     writeln!(
         out,
         "checksum {}  wall {:.2} s",

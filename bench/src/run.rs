@@ -165,7 +165,7 @@ fn run_once(
         sim.trace_ticks(remaining as usize);
     }
     let progress = progress_bar(remaining, args.quiet);
-    let orders = convoy_scenarios::Orders::new(profile, &sim);
+    let mut orders = convoy_scenarios::Orders::new(profile, &sim);
     let started = Instant::now();
     for _ in 0..remaining {
         orders
@@ -202,6 +202,9 @@ fn run_once(
     }
     let mut report = Report::new(profile, source, &sim, wall_seconds);
     report.checksums = checksums;
+    report.platoon_arrivals = orders
+        .log()
+        .summary(remaining as f64 * f64::from(profile.run.dt));
     Ok(report)
 }
 

@@ -6,11 +6,13 @@
 //! convoy needs none of it.
 
 pub mod crowd;
+mod orders;
 mod profile;
 mod scenario;
 
+pub use orders::{ArrivalLog, ArrivalSummary, Orders};
 pub use profile::{
     BudgetSection, KindMix, Layout, MapSection, PathsSection, PlatoonsSection, Profile,
     ProfileError, RunSection, ScenarioSection, SeparationSection, SteeringSection, WorldSection,
 };
-pub use scenario::{BuildError, Orders, Placement, build, place};
+pub use scenario::{BuildError, Placement, build, place};

@@ -165,8 +165,15 @@ pub struct PlatoonsSection {
     /// Distance between slots, metres (> 0).
     pub spacing_m: f32,
     /// Every platoon gets a new move order this often, seconds, staggered
-    /// across platoons (0: only the first order).
+    /// across platoons (0: only the first order); with
+    /// `reorder_on_arrival`, a platoon not arrived this long after its
+    /// order gets its next one.
     pub reorder_every_s: f32,
+    /// A platoon gets its next order as soon as it arrives.
+    pub reorder_on_arrival: bool,
+    /// A later order's goal lies within this many metres of the platoon,
+    /// as a player's clicks do (0: anywhere on the map).
+    pub order_range_m: f32,
 }
 
 impl Default for PlatoonsSection {
@@ -177,6 +184,8 @@ impl Default for PlatoonsSection {
             formation: Formation::Wedge,
             spacing_m: 12.0,
             reorder_every_s: 0.0,
+            reorder_on_arrival: false,
+            order_range_m: 0.0,
         }
     }
 }
@@ -574,6 +583,7 @@ impl Profile {
         }
         check_positive("platoons.spacing_m", platoons.spacing_m)?;
         check_non_negative("platoons.reorder_every_s", platoons.reorder_every_s)?;
+        check_non_negative("platoons.order_range_m", platoons.order_range_m)?;
         if let Some(cell) = self.world.cell_size_m {
             check_positive("world.cell_size_m", cell)?;
         }

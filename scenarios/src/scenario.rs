@@ -12,8 +12,8 @@ use convoy::nav::{
 };
 use convoy::random::unit_f32;
 use convoy::{
-    Bounds, ConfigError, Map, OrderError, PlatoonError, PlatoonId, Sim, SimConfig, UnitSpec,
-    UnreachableGoals, VehicleKind,
+    Bounds, ConfigError, Map, OrderError, PlatoonError, Sim, SimConfig, UnitSpec, UnreachableGoals,
+    VehicleKind,
 };
 use thiserror::Error;
 
@@ -157,7 +157,12 @@ fn open_cell(map: &WorldMap, seed: u64, draw: u64, wanted: impl Fn(Cell) -> bool
 }
 
 /// A cell drawn uniformly from `(seed, streams, draw)`.
-fn random_cell(map: &WorldMap, seed: u64, (x_stream, y_stream): (u64, u64), draw: u64) -> Cell {
+pub(crate) fn random_cell(
+    map: &WorldMap,
+    seed: u64,
+    (x_stream, y_stream): (u64, u64),
+    draw: u64,
+) -> Cell {
     let (width, height) = (map.grid().width(), map.grid().height());
     let x = (unit_f32(seed, x_stream, draw) * width as f32) as u32;
     let y = (unit_f32(seed, y_stream, draw) * height as f32) as u32;
@@ -166,7 +171,7 @@ fn random_cell(map: &WorldMap, seed: u64, (x_stream, y_stream): (u64, u64), draw
 
 /// The first cell for which `fits` holds, scanning row by row from
 /// `first` (wrapping round); `first` if none does.
-fn scan_from(map: &WorldMap, first: Cell, fits: impl Fn(Cell) -> bool) -> Cell {
+pub(crate) fn scan_from(map: &WorldMap, first: Cell, fits: impl Fn(Cell) -> bool) -> Cell {
     let width = u64::from(map.grid().width());
     let cells = map.grid().cell_count() as u64;
     let start = u64::from(first.y) * width + u64::from(first.x);
@@ -366,77 +371,4 @@ pub fn build(profile: &Profile, threads: usize) -> Result<Sim, BuildError> {
         sim.order_platoon(platoon, placement.units[group[0]].goal, None)?;
     }
     Ok(sim)
-}
-
-/// Random streams of the platoons' later orders.
-const ORDER_X_STREAM: u64 = 7;
-const ORDER_Y_STREAM: u64 = 8;
-
-/// The move orders a profile gives its platoons after the first: every
-/// `platoons.reorder_every_s`, staggered so a tick orders only a share of
-/// them. Between ticks, call [`Orders::before_step`]; which platoon gets
-/// which goal depends only on the tick and the seed, so runs stay
-/// deterministic (and a restored snapshot carries on alike).
-#[derive(Clone, Debug)]
-pub struct Orders {
-    platoons: Vec<PlatoonId>,
-    /// Each platoon's first position and first goal (crossings go back and
-    /// forth between them).
-    ends: Vec<[Vec2; 2]>,
-    period_ticks: u64,
-    seed: u64,
-    scatter: bool,
-}
-
-impl Orders {
-    /// The orders `profile` gives the platoons of `sim`, as
-    /// [`build`] made it.
-    #[must_use]
-    pub fn new(profile: &Profile, sim: &Sim) -> Orders {
-        let period_ticks = (f64::from(profile.platoons.reorder_every_s) / f64::from(profile.run.dt))
-            .round() as u64;
-        let (platoons, ends) = sim
-            .platoon_views()
-            .map(|platoon| (platoon.id(), [platoon.path_start(), platoon.goal()]))
-            .unzip();
-        Orders {
-            platoons,
-            ends,
-            period_ticks,
-            seed: profile.run.seed,
-            scatter: profile.scenario.layout == Layout::Scatter,
-        }
-    }
-
-    /// Orders the platoons due at this tick.
-    pub fn before_step(&self, sim: &mut Sim) -> Result<(), PlatoonError> {
-        let tick = sim.tick_count();
-        if self.period_ticks == 0 || tick == 0 {
-            return Ok(());
-        }
-        for (index, &id) in self.platoons.iter().enumerate() {
-            let turn = tick + index as u64;
-            if !turn.is_multiple_of(self.period_ticks) {
-                continue;
-            }
-            let round = turn / self.period_ticks;
-            let goal = match (self.scatter, sim.config().map.grid()) {
-                (true, Some(map)) => {
-                    let Some(platoon) = sim.platoon(id) else {
-                        continue;
-                    };
-                    let here = map.cell_at(platoon.position());
-                    let draw = (index as u64) << 24 | round;
-                    let first = random_cell(map, self.seed, (ORDER_X_STREAM, ORDER_Y_STREAM), draw);
-                    let cell = scan_from(map, first, |cell| {
-                        here.is_some_and(|here| map.grid().connected(here, cell))
-                    });
-                    map.centre_of(cell)
-                }
-                _ => self.ends[index][usize::from(round.is_multiple_of(2))],
-            };
-            sim.order_platoon(id, goal, None)?;
-        }
-        Ok(())
-    }
 }

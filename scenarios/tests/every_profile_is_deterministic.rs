@@ -27,7 +27,7 @@ fn shipped_profiles() -> Vec<PathBuf> {
 
 fn checksums(profile: &Profile, threads: usize) -> Vec<u64> {
     let mut sim = convoy_scenarios::build(profile, threads).unwrap();
-    let orders = convoy_scenarios::Orders::new(profile, &sim);
+    let mut orders = convoy_scenarios::Orders::new(profile, &sim);
     (1..=profile.run.ticks)
         .filter_map(|tick| {
             orders.before_step(&mut sim).unwrap();

@@ -249,7 +249,7 @@ fn arena2_planning_never_exceeds_its_work_budget() {
         profile.scenario.units = 400;
         profile.paths.max_expanded_nodes_per_tick = budget;
         let mut sim = convoy_scenarios::build(&profile, 2).expect("builds");
-        let orders = convoy_scenarios::Orders::new(&profile, &sim);
+        let mut orders = convoy_scenarios::Orders::new(&profile, &sim);
         let mut carried_over = 0;
         for _ in 0..700 {
             orders.before_step(&mut sim).expect("valid orders");

@@ -226,7 +226,7 @@ fn the_river_profile_keeps_ground_units_out_of_the_river_and_the_buildings() {
     let profile =
         convoy_scenarios::Profile::load(std::path::Path::new(path)).expect("the profile loads");
     let mut sim = convoy_scenarios::build(&profile, 2).expect("the profile builds");
-    let orders = convoy_scenarios::Orders::new(&profile, &sim);
+    let mut orders = convoy_scenarios::Orders::new(&profile, &sim);
     let (map, _) = river();
     let mut queued_at_bridge = 0;
     for tick in 0..2400 {
@@ -267,7 +267,7 @@ fn the_skirmish_keeps_ground_units_off_blocked_cells_and_crosses_both_bridges() 
         convoy_scenarios::Profile::load(std::path::Path::new(path)).expect("the profile loads");
     profile.scenario.units = 2000;
     let mut sim = convoy_scenarios::build(&profile, 2).expect("the profile builds");
-    let orders = convoy_scenarios::Orders::new(&profile, &sim);
+    let mut orders = convoy_scenarios::Orders::new(&profile, &sim);
     let field = concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/../profiles/maps/skirmish_field.json"

@@ -504,7 +504,7 @@ fn arena2_platoon_paths_never_cross_a_wall() {
     let mut profile = convoy_scenarios::Profile::load(std::path::Path::new(file)).expect("loads");
     profile.scenario.units = 400;
     let mut sim = convoy_scenarios::build(&profile, 2).expect("builds");
-    let orders = convoy_scenarios::Orders::new(&profile, &sim);
+    let mut orders = convoy_scenarios::Orders::new(&profile, &sim);
     let world = Arc::clone(sim.config().map.grid_map().expect("a map"));
     let mut legs = 0;
     for tick in 0..900 {

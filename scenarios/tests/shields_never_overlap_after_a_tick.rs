@@ -36,7 +36,7 @@ fn no_two_shields_overlap_after_any_tick_of_the_holding_profiles() {
         let mut profile = Profile::load(&path).unwrap();
         profile.scenario.units = profile.scenario.units.min(UNITS);
         let mut sim = convoy_scenarios::build(&profile, 2).unwrap();
-        let orders = convoy_scenarios::Orders::new(&profile, &sim);
+        let mut orders = convoy_scenarios::Orders::new(&profile, &sim);
         for _ in 0..TICKS {
             orders.before_step(&mut sim).unwrap();
             sim.step(profile.run.dt);

@@ -175,7 +175,7 @@ fn platoons_at_a_bridge_allocate_nothing_after_warm_up() {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../profiles/river.toml");
     let profile = Profile::load(std::path::Path::new(path)).unwrap();
     let mut sim = convoy_scenarios::build(&profile, 2).unwrap();
-    let orders = convoy_scenarios::Orders::new(&profile, &sim);
+    let mut orders = convoy_scenarios::Orders::new(&profile, &sim);
     for _ in 0..1500 {
         orders.before_step(&mut sim).unwrap();
         sim.step(profile.run.dt);

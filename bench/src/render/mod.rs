@@ -208,8 +208,8 @@ fn render_profile(args: &RenderArgs, selected: &[&Layer]) -> Result<String, CliE
     let (mut profile, source) = load_profile(args.input.as_deref())?;
     let mut sim = build_sim(&mut profile, &source, args.units, args.threads)?;
     let ticks = args.tick.unwrap_or(0);
-    let orders = convoy_scenarios::Orders::new(&profile, &sim);
-    let ordered = |sim: &mut convoy::Sim| {
+    let mut orders = convoy_scenarios::Orders::new(&profile, &sim);
+    let mut ordered = |sim: &mut convoy::Sim| {
         orders
             .before_step(sim)
             .map_err(|error| CliError::Setup(format!("{source}: {error}")))

@@ -88,7 +88,7 @@ pub fn replay(args: &ReplayArgs) -> Result<(), CliError> {
     sim.trace_ticks(ticks as usize);
     let mut recorder = Recorder::new(&sim, frames)?;
     recorder.record(&sim, None)?;
-    let orders = convoy_scenarios::Orders::new(&profile, &sim);
+    let mut orders = convoy_scenarios::Orders::new(&profile, &sim);
     for tick in 1..=ticks {
         orders
             .before_step(&mut sim)

@@ -39,6 +39,10 @@
 mod bridges;
 mod softening;
 
+/// A platoon stops waiting for a straggler that has made no progress
+/// toward its slot for this long, seconds.
+const STRAGGLER_PATIENCE_S: f32 = 6.0;
+
 use std::sync::Mutex;
 
 use glam::Vec2;
@@ -429,9 +433,17 @@ fn advance(
         // error counts, so a platoon formed against a wall, its slots
         // behind the lead blocked, does not wait for members already ahead.
         let axis = rotation(platoon.heading);
+        let stalled = vehicles.columns().stalled_s();
         let lag = (0..=members.last)
             .filter_map(|slot| {
-                let off_slot = positions[members.row(slot)?] - reference[slot];
+                let row = members.row(slot)?;
+                // Nor is one that has made no progress for a while: it is
+                // blocked, and waiting for it would block the platoon too
+                // (two platoons crossing would each wait for the other's).
+                if stalled[row] >= STRAGGLER_PATIENCE_S {
+                    return None;
+                }
+                let off_slot = positions[row] - reference[slot];
                 let ahead = off_slot.dot(axis).max(0.0);
                 Some((off_slot - axis * ahead).length())
             })
