@@ -36,7 +36,7 @@ pub use nav::polygon::BridgeSpec;
 pub use nav::visgraph::{BridgeError, FactionId};
 pub use sim::snapshot::SnapshotError;
 pub use sim::{
-    BadStep, ConfigError, EngineColumns, Map, MoveState, OrderError, PlatoonView, Quality, Sim,
-    SimConfig, UnreachableGoals,
+    BadStep, ConfigError, EngineColumns, Event, Map, MoveState, OrderError, PlatoonView, Quality,
+    Sim, SimConfig, UnreachableGoals,
 };
 pub use stages::steering::field::{Disc, OrbitingBody};

@@ -8,11 +8,11 @@
 
 use std::sync::Arc;
 
-use convoy::glam::Vec2;
+use convoy::glam::{Vec2, Vec3};
 use convoy::nav::{Cell, Mobility, WorldMap, load_map, parse_map};
 use convoy::{
-    Bounds, Map, MoveState, OrderError, Sim, SimConfig, UnitId, UnitSpec, UnreachableGoals,
-    VehicleKind,
+    Bounds, Event, Map, MoveState, OrderError, PlatoonSpec, Sim, SimConfig, UnitId, UnitSpec,
+    UnreachableGoals, VehicleKind,
 };
 
 const DT: f32 = 1.0 / 60.0;
@@ -318,4 +318,86 @@ fn stop_holds_units_within_a_tick_of_travel_and_drops_their_requests() {
         sim.order_group(&[units[1], units[1]], goal, Vec2::ZERO),
         Err(OrderError::Duplicate(_))
     ));
+}
+
+/// Steps `ticks` ticks, gathering every event.
+fn events_over(sim: &mut Sim, ticks: usize) -> Vec<Event> {
+    let mut seen = Vec::new();
+    for _ in 0..ticks {
+        sim.step(DT);
+        seen.extend_from_slice(sim.events());
+    }
+    seen
+}
+
+#[test]
+fn events_report_arrivals_missing_paths_and_stuck_units_once_each() {
+    let (mut sim, map) = split_map(UnreachableGoals::MoveToNearest);
+    let walker = sim
+        .spawn(&UnitSpec::new(
+            VehicleKind::Tracked,
+            map.centre_of(Cell::new(1, 1)),
+        ))
+        .unwrap();
+    let lost = sim
+        .spawn(&UnitSpec::new(
+            VehicleKind::Tracked,
+            map.centre_of(Cell::new(5, 4)),
+        ))
+        .unwrap();
+    let row = sim.vehicles().row_of(lost).unwrap();
+    sim.vehicles_mut().position[row] = map.centre_of(Cell::new(6, 4));
+    // A unit sent onto an immovable one: it gets close, never there.
+    let boxed = sim
+        .spawn(&UnitSpec::new(
+            VehicleKind::Infantry,
+            map.centre_of(Cell::new(10, 1)),
+        ))
+        .unwrap();
+    let taken = map.centre_of(Cell::new(8, 5));
+    let mut blocker = UnitSpec::new(VehicleKind::Infantry, taken);
+    blocker.inv_mass = 0.0;
+    blocker.shield = Vec3::new(5.0, 5.0, 1.0);
+    sim.spawn(&blocker).unwrap();
+    sim.order_move(walker, map.centre_of(Cell::new(3, 5)))
+        .unwrap();
+    sim.order_move(lost, map.centre_of(Cell::new(1, 1)))
+        .unwrap();
+    sim.order_move(boxed, map.centre_of(Cell::new(8, 5)))
+        .unwrap();
+    let seen = events_over(&mut sim, 60 * 40);
+    let count = |event: Event| seen.iter().filter(|&&e| e == event).count();
+    assert_eq!(count(Event::Arrived(walker)), 1, "{seen:?}");
+    assert_eq!(count(Event::NoPath(lost)), 1, "{seen:?}");
+    assert_eq!(count(Event::Stuck(boxed)), 1, "{seen:?}");
+    assert_eq!(count(Event::Arrived(boxed)), 0, "{seen:?}");
+    // Stopped where it stands, it has arrived and is stuck no more.
+    sim.stop(&[boxed]).unwrap();
+    let after = events_over(&mut sim, 1);
+    assert_eq!(after, [Event::Unstuck(boxed), Event::Arrived(boxed)]);
+    assert!(events_over(&mut sim, 60).is_empty());
+}
+
+#[test]
+fn a_platoon_that_arrives_says_so_once() {
+    let mut config = SimConfig::new(Bounds::new(Vec2::splat(-500.0), Vec2::splat(500.0)));
+    config.threads = 1;
+    let mut sim = Sim::new(config).unwrap();
+    let members: Vec<UnitId> = (0..4)
+        .map(|k| {
+            let spec = UnitSpec::new(VehicleKind::Tracked, Vec2::new(-12.0 * k as f32, 0.0));
+            sim.spawn(&spec).unwrap()
+        })
+        .collect();
+    let platoon = sim
+        .create_platoon(&members, &PlatoonSpec::default())
+        .unwrap();
+    sim.order_platoon(platoon, Vec2::new(150.0, 40.0), None)
+        .unwrap();
+    let seen = events_over(&mut sim, 60 * 60);
+    let arrivals = seen
+        .iter()
+        .filter(|&&event| event == Event::PlatoonArrived(platoon))
+        .count();
+    assert_eq!(arrivals, 1, "{seen:?}");
 }

@@ -343,6 +343,9 @@ columns! {
     /// [`PathState`] as `u8`: whether a path request for this unit waits
     /// or is searched, or whether its last one found no path.
     route_pending: u8,
+    /// [`MoveState`](crate::MoveState) as `u8` after the last tick (or at
+    /// spawn): the events' memory.
+    move_state: u8,
     /// Steering's output, integrate's input, metres per second.
     desired_velocity: Vec2,
     /// The handle slot that owns this row.
@@ -603,6 +606,7 @@ impl Vehicles {
             route_next: 0,
             route_start: spec.position,
             route_pending: 0,
+            move_state: 0,
             desired_velocity: Vec2::ZERO,
             handle_slot: index,
         });

@@ -12,6 +12,7 @@ use rayon::{ThreadPool, ThreadPoolBuilder};
 use thiserror::Error;
 
 mod config;
+mod events;
 mod group_spots;
 mod orders;
 mod platoon_orders;
@@ -20,9 +21,11 @@ mod views;
 pub mod snapshot;
 
 pub use config::{ConfigError, Map, SimConfig};
+pub use events::Event;
 pub use orders::{MoveState, OrderError, UnreachableGoals};
 pub use quality::Quality;
 pub use views::{EngineColumns, PlatoonView};
+use events::EventLog;
 use quality::QualityTotals;
 use crate::data::platoons::Platoons;
 use crate::instrument::{
@@ -61,6 +64,7 @@ pub struct Sim {
     spatial_stage: SpatialStage,
     discs: Vec<Disc>,
     quality: QualityTotals,
+    events: EventLog,
     pool: Arc<ThreadPool>,
     pub(crate) tick: u64,
     pub(crate) time_s: f64,
@@ -102,6 +106,7 @@ impl Sim {
             instruments: Instruments::new(config.budgets),
             discs: vec![Disc::default(); config.bodies.len()],
             quality: QualityTotals::default(),
+            events: EventLog::default(),
             time_s: 0.0,
             config,
             vehicles: Vehicles::default(),
@@ -167,6 +172,9 @@ impl Sim {
             });
         }
         let id = self.vehicles.spawn(spec)?;
+        let row = self.vehicles.row_of(id).expect("just spawned");
+        let state = orders::move_state_at(self.vehicles.columns(), row);
+        self.vehicles.columns_mut().move_state[row] = state as u8;
         self.reserve(self.vehicles.len());
         Ok(id)
     }
@@ -195,6 +203,7 @@ impl Sim {
         self.formations.reserve_bridges(bridges);
         self.steering.reserve(units);
         self.separation.reserve(units);
+        self.events.reserve(units, self.platoons.records.len());
         self.spatial_stage.reserve(units);
     }
 
@@ -242,9 +251,18 @@ impl Sim {
         let pool = Arc::clone(&self.pool);
         pool.install(|| self.run_stages(dt));
         self.learn_of_removed_bridges();
+        self.events.collect(&mut self.vehicles, &self.platoons);
         self.tick += 1;
         self.time_s += f64::from(dt);
         Ok(())
+    }
+
+    /// What happened in the last tick (arrivals, paths not found, units
+    /// stuck and free again, platoons arrived), in row order then platoon
+    /// order; replaced by every step.
+    #[must_use]
+    pub fn events(&self) -> &[Event] {
+        self.events.events()
     }
 
     /// Simulated seconds so far.
@@ -515,6 +533,10 @@ impl Sim {
         self.paths.reserve(requests, slots, planner);
         self.tick = state.tick;
         self.time_s = state.time_s;
+        self.events = EventLog::default();
+        self.events
+            .reserve(self.vehicles.len(), self.platoons.records.len());
+        self.events.remember_platoons(&self.platoons);
         Ok(())
     }
 

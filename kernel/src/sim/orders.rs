@@ -14,7 +14,7 @@ use thiserror::Error;
 use super::Sim;
 use super::group_spots::{assign_spots, destination_spots};
 use crate::data::path_requests::{PathRequest, Requester};
-use crate::data::vehicles::{ARRIVE_RADIUS, PathState, StaleUnit, UnitId, VehicleKind};
+use crate::data::vehicles::{ARRIVE_RADIUS, Columns, PathState, STUCK_AFTER_S, StaleUnit, UnitId, VehicleKind};
 use crate::nav::WorldMap;
 
 /// What an order does with a goal its unit cannot reach.
@@ -30,10 +30,11 @@ pub enum UnreachableGoals {
 }
 
 /// What a unit is doing about its goal, as [`Sim::move_state`] reads it.
+#[repr(u8)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum MoveState {
     /// Its path request waits for the `paths` stage or is being searched.
-    WaitingForPath,
+    WaitingForPath = 0,
     /// On its way.
     Moving,
     /// Within [`ARRIVE_RADIUS`] of its goal (also after [`Sim::stop`]).
@@ -198,19 +199,7 @@ impl Sim {
     /// What `unit` is doing about its goal.
     pub fn move_state(&self, unit: UnitId) -> Result<MoveState, StaleUnit> {
         let row = self.vehicles.row_of(unit).ok_or(StaleUnit(unit))?;
-        let columns = self.vehicles.columns();
-        let state = match columns.route_pending[row] {
-            p if p == PathState::Pending as u8 => MoveState::WaitingForPath,
-            p if p == PathState::NoPath as u8 => MoveState::NoPath,
-            _ if columns.position[row].distance(columns.goal[row]) <= ARRIVE_RADIUS => {
-                MoveState::Arrived
-            }
-            _ if columns.stalled_s[row] >= crate::data::vehicles::STUCK_AFTER_S => {
-                MoveState::Stuck
-            }
-            _ => MoveState::Moving,
-        };
-        Ok(state)
+        Ok(move_state_at(self.vehicles.columns(), row))
     }
 
     /// The largest ground semi-axis among the ground members of `rows`
@@ -287,6 +276,19 @@ impl Sim {
         let row = self.vehicles.row_of(unit).expect("checked by the caller");
         self.paths.push(PathRequest::for_unit(unit, goal));
         self.vehicles.columns_mut().route_pending[row] = PathState::Pending as u8;
+    }
+}
+
+/// The state of the unit in `row`.
+pub(crate) fn move_state_at(columns: &Columns, row: usize) -> MoveState {
+    match columns.route_pending[row] {
+        p if p == PathState::Pending as u8 => MoveState::WaitingForPath,
+        p if p == PathState::NoPath as u8 => MoveState::NoPath,
+        _ if columns.position[row].distance(columns.goal[row]) <= ARRIVE_RADIUS => {
+            MoveState::Arrived
+        }
+        _ if columns.stalled_s[row] >= STUCK_AFTER_S => MoveState::Stuck,
+        _ => MoveState::Moving,
     }
 }
 
