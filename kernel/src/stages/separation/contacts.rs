@@ -23,20 +23,20 @@ pub(super) fn push_pair(
     totals: &mut Sweep,
 ) {
     let (a, b) = (&context.bodies[unit], &context.bodies[other]);
-    let total = a.inv_mass + b.inv_mass;
-    if total == 0.0 {
+    if a.inv_mass + b.inv_mass == 0.0 {
         return;
     }
     let offset = b.centre - a.centre;
     totals.exact += 1;
     let contact = contact_function_until(&a.shape, &b.shape, offset, 1.0);
-    let Some(overlap) = resolve(a, b, offset, contact.f, unit < other) else {
+    let Some(overlap) = resolve(a, b, offset, contact.f, (unit, other)) else {
         return;
     };
     totals.record(&overlap, true);
+    let (a_share, b_share) = shares(a, b, overlap.direction);
     let away = overlap.direction * overlap.push;
-    pushes[unit].add(-away * (a.inv_mass / total), b.inv_mass == 0.0);
-    pushes[other].add(away * (b.inv_mass / total), a.inv_mass == 0.0);
+    pushes[unit].add(-away * a_share, b_share == 0.0);
+    pushes[other].add(away * b_share, a_share == 0.0);
 }
 
 /// The cheap rejections: false when `a` and `b` (centres `offset` apart)
@@ -118,10 +118,55 @@ impl LevelOverlaps {
     }
 }
 
-/// The exact overlap of `a` and `b`, centres `offset` apart, given their
-/// contact function `f`, if they overlap. `a_first` breaks the tie of
-/// coinciding ground positions.
-pub(super) fn resolve(a: &Body, b: &Body, offset: Vec3, f: f32, a_first: bool) -> Option<Overlap> {
+/// The shares of a push of `a` and `b` apart (`direction` from `a` to `b`)
+/// that each takes: by inverse mass, each weighted by how freely it can
+/// move its way, `1 − cos` of the angle between its push and the wall that
+/// last cut its step ([`Body::wall`]), so that a partner of a unit wedged
+/// against a wall takes the whole push, as from an immovable one. If
+/// neither can move its way, by inverse mass alone. Sums to 1 unless both
+/// are immovable.
+#[inline]
+pub(super) fn shares(a: &Body, b: &Body, direction: Vec2) -> (f32, f32) {
+    let free = |body: &Body, push: Vec2| 1.0 - body.wall.dot(push).clamp(0.0, 1.0);
+    let (a_free, b_free) = (
+        a.inv_mass * free(a, -direction),
+        b.inv_mass * free(b, direction),
+    );
+    let (a_mass, b_mass) = if a_free + b_free > 0.0 {
+        (a_free, b_free)
+    } else {
+        (a.inv_mass, b.inv_mass)
+    };
+    let total = a_mass + b_mass;
+    (a_mass / total, b_mass / total)
+}
+
+/// The ground direction from the unit at place `unit` towards the one at
+/// `other` when their ground positions coincide: turned from +x by the
+/// golden-ratio fraction of a turn times the gap between their places
+/// (a Weyl sequence), opposite from the other side. Units stacked on one
+/// spot part in as many directions as there are gaps between their
+/// places, not along one axis a wall may close; a unit between two
+/// partners whose places are as far either side of its own is pushed
+/// opposite ways by them.
+pub(super) fn tie_direction((unit, other): (usize, usize)) -> Vec2 {
+    const GOLDEN_TURN: f64 = 0.618_033_988_749_894_8;
+    let gap = unit.abs_diff(other) as f64;
+    let turn = (gap * GOLDEN_TURN).fract() as f32;
+    let direction = Vec2::from_angle(std::f32::consts::TAU * turn);
+    if unit < other { direction } else { -direction }
+}
+
+/// The exact overlap of `a` and `b` (at places `places`), centres `offset`
+/// apart, given their contact function `f`, if they overlap. Coinciding
+/// ground positions are parted along [`tie_direction`].
+pub(super) fn resolve(
+    a: &Body,
+    b: &Body,
+    offset: Vec3,
+    f: f32,
+    places: (usize, usize),
+) -> Option<Overlap> {
     if f >= 1.0 || f.is_nan() {
         return None;
     }
@@ -135,10 +180,8 @@ pub(super) fn resolve(a: &Body, b: &Body, offset: Vec3, f: f32, a_first: bool) -
     } else {
         let direction = if across_length > 0.0 {
             across / across_length
-        } else if a_first {
-            Vec2::X
         } else {
-            Vec2::NEG_X
+            tie_direction(places)
         };
         let depth = horizontal_separation(&a.shape, &b.shape, r, direction.extend(0.0));
         (direction, depth)

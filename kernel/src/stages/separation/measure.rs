@@ -103,7 +103,7 @@ pub(super) fn settle_depths(
             continue;
         }
         let (own, them) = (&context.bodies[unit], &context.bodies[other]);
-        if let Some(overlap) = resolve(own, them, batch.offset[lane], f, true) {
+        if let Some(overlap) = resolve(own, them, batch.offset[lane], f, (unit, other)) {
             totals.record(&overlap, false);
             deepest.include(&overlap);
         }

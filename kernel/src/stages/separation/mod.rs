@@ -15,9 +15,11 @@
 //! - `scans`: each unit's candidates from the hash cells about it,
 //!   filtered by bounding spheres in lanes and queued for the exact test;
 //! - `contacts`: the exact test and the push (depth plus a skin, shared by
-//!   inverse mass; an immovable partner takes none);
+//!   inverse mass, weighted by how freely each unit can move its way past
+//!   the walls that cut its steps; an immovable partner takes none);
 //! - `sweeps`: pushes summed per unit in chunks across the pool and
-//!   applied; ground units are never pushed onto a blocked cell;
+//!   applied with heavy-ball momentum ([`MOMENTUM`]); ground units are
+//!   never pushed onto a blocked cell;
 //! - `measure`: the deepest overlap left, the pass's convergence figure;
 //! - `big_units`: shields wider than a hash cell, tested on their own.
 //!
@@ -66,10 +68,19 @@ pub const TOLERANCE_REL: f32 = 1e-4;
 /// damps the overshoot of a unit squeezed from many sides at once.
 pub const RELAXATION: f32 = 1.0;
 /// Overlapping pairs are pushed this fraction of the smaller shield's
-/// smallest semi-axis beyond touching (a fraction of a millimetre for
-/// metre-sized shields), so that Jacobi sweeps end with pairs just apart
-/// instead of creeping towards touching from inside.
-pub const SKIN_REL: f32 = 1e-3;
+/// smallest semi-axis beyond touching (a centimetre for metre-sized
+/// shields), so that Jacobi sweeps end with pairs just apart instead of
+/// creeping towards touching from inside, and a jam's pushes, which each
+/// undo part of its neighbours', still part it within the iteration cap
+/// (the `default` profile's crossing: `examples/separation_trace.rs`).
+pub const SKIN_REL: f32 = 1e-2;
+/// Heavy-ball momentum (Polyak, *USSR Comput. Math. Math. Phys.* 4 (1964)
+/// 1–17): a unit that overlaps moves by its push plus this fraction of its
+/// last step. In a jam a Jacobi push travels one neighbour a sweep and
+/// pairs undo each other's pushes, so the jam parts in a number of sweeps
+/// that grows with the square of its depth in units; momentum carries the
+/// parting through it in a number that grows with the depth.
+pub const MOMENTUM: f32 = 0.9;
 /// A sweep starts only from the active units ([`Body::active`]) when at
 /// most one in this many is: each then searches its whole window, not only
 /// later places, so the full sweep is cheaper when more are active.
@@ -187,6 +198,8 @@ pub struct SeparationStats {
 #[derive(Clone, Debug)]
 pub struct Separation {
     iterations: u32,
+    /// [`MOMENTUM`] unless a test sets it.
+    momentum: f32,
     /// The stage's own hash, rebuilt from the bodies' centres in the
     /// current place order: its "units" are those places.
     local: SpatialHash,
@@ -318,6 +331,7 @@ impl Separation {
     pub fn new(bounds: Bounds, cell_size: f32, iterations: u32) -> Result<Separation, GridError> {
         Ok(Separation {
             iterations,
+            momentum: MOMENTUM,
             local: SpatialHash::new(bounds, cell_size)?,
             centres: Vec::new(),
             place_of: Vec::new(),
@@ -343,6 +357,12 @@ impl Separation {
     #[cfg(any(test, feature = "internals"))]
     pub fn set_iterations(&mut self, iterations: u32) {
         self.iterations = iterations;
+    }
+
+    /// Sets the momentum of the pushes ([`MOMENTUM`]; 0: plain Jacobi).
+    #[cfg(any(test, feature = "internals"))]
+    pub fn set_momentum(&mut self, momentum: f32) {
+        self.momentum = momentum;
     }
 
     /// Grows scratch (including the big-unit list and the stage's own hash)
@@ -380,6 +400,7 @@ impl Separation {
         );
         let Separation {
             iterations,
+            momentum,
             local,
             centres,
             place_of,
@@ -474,7 +495,7 @@ impl Separation {
                 break;
             }
             let largest_push;
-            (active, largest_push) = apply_pushes(placed, pushes, input.terrain);
+            (active, largest_push) = apply_pushes(placed, pushes, input.terrain, *momentum);
             stats.iterations += 1;
             slack = slack.after(largest_push);
         }

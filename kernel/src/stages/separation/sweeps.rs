@@ -97,31 +97,46 @@ impl ChunkSweep<'_> {
     }
 }
 
-/// Moves every unit in `placed` by its push (a ground unit's kept off
-/// blocked cells), marks the units that overlapped or moved active, and
-/// returns how many are and the largest push's length in each [`Class`] (as
-/// pushed, before a wall cut it short).
+/// Moves every unit in `placed` by its push plus, if it overlapped,
+/// `momentum` ([`MOMENTUM`]) of its last step (a ground unit's kept off
+/// blocked cells, [`WorldMap::step_on_open_ground`], the direction of the
+/// part cut kept as its [`Body::wall`]), marks the units that overlapped
+/// or moved active, and returns how many are and the largest push's length
+/// in each [`Class`] (as pushed, before a wall cut it short).
 pub(super) fn apply_pushes(
     placed: &mut [Body],
     pushes: &[Push],
     terrain: Option<&WorldMap>,
+    momentum: f32,
 ) -> (usize, Slack) {
     zone!("separation: apply pushes");
     let apply = |first: usize, rows: &mut [Body]| {
         let (mut count, mut largest) = (0, [0.0_f32; 3]);
         for (body, push) in rows.iter_mut().zip(&pushes[first..]) {
-            let step = push.step();
+            let step = if push.touched {
+                push.step() + momentum * body.momentum
+            } else {
+                push.step()
+            };
             let class = &mut largest[body.class()];
             *class = class.max(step.length_squared());
             body.active = push.touched || step != Vec2::ZERO;
             count += usize::from(body.active);
             if step == Vec2::ZERO {
+                body.momentum = Vec2::ZERO;
                 continue;
             }
-            body.centre = match terrain.filter(|_| body.centre.z <= 0.0) {
-                Some(map) => keep_on_open_ground(map, body.centre, step),
-                None => body.centre + step.extend(0.0),
+            let taken = match terrain.filter(|_| body.centre.z <= 0.0) {
+                Some(map) => map.step_on_open_ground(body.centre.truncate(), step),
+                None => step,
             };
+            body.centre += taken.extend(0.0);
+            body.momentum = if push.touched { taken } else { Vec2::ZERO };
+            if taken != step {
+                body.wall = (step - taken).normalize_or_zero();
+            } else if step.dot(body.wall) > 0.0 {
+                body.wall = Vec2::ZERO;
+            }
         }
         (count, largest)
     };
@@ -268,13 +283,6 @@ pub(super) fn push_marked(chunk: &mut ChunkSweep<'_>, context: &Context<'_>) {
     settle_pushes(&mut batch, chunk, context);
 }
 
-/// A ground unit's push kept off blocked cells
-/// ([`WorldMap::step_on_open_ground`]: whole, sliding along the wall, or
-/// none — the overlap is left for the next tick's steering).
-pub(super) fn keep_on_open_ground(map: &WorldMap, centre: Vec3, step: Vec2) -> Vec3 {
-    centre + map.step_on_open_ground(centre.truncate(), step).extend(0.0)
-}
-
 /// Tests the queued pairs exactly and pushes the overlapping ones apart
 /// (see [`push_chunk`]), in queue order.
 pub(super) fn settle_pushes(batch: &mut Batch, chunk: &mut ChunkSweep<'_>, context: &Context<'_>) {
@@ -299,23 +307,23 @@ pub(super) fn settle_pushes(batch: &mut Batch, chunk: &mut ChunkSweep<'_>, conte
                 them,
                 batch.offset[lane],
                 contacts.f[lane],
-                unit < other,
+                (unit, other),
             ),
         };
         let Some(overlap) = overlap else {
             continue;
         };
-        let total = own.inv_mass + them.inv_mass;
+        let (own_share, their_share) = shares(own, them, overlap.direction);
         let away = overlap.direction * overlap.push;
         let shared = chunk.places().contains(&other);
         let push = chunk.push(unit);
-        push.add(-away * (own.inv_mass / total), them.inv_mass == 0.0);
+        push.add(-away * own_share, their_share == 0.0);
         // Counted by the earlier place, or by the movable side.
         let count_here = shared || unit < other || them.inv_mass == 0.0;
         chunk.totals.record(&overlap, count_here);
         if shared {
-            let away = away * (them.inv_mass / total);
-            chunk.push(other).add(away, own.inv_mass == 0.0);
+            let away = away * their_share;
+            chunk.push(other).add(away, own_share == 0.0);
         } else if context.only_active && !them.active && them.inv_mass > 0.0 {
             context.marked[other].store(true, Ordering::Relaxed);
         }

@@ -178,7 +178,7 @@ fn level_overlaps_in_lanes_are_those_resolve_finds() {
         for lane in 0..batch.len {
             let (a, b) = (&bodies[batch.first[lane]], &bodies[batch.second[lane]]);
             let offset = batch.offset[lane];
-            let expected = resolve(a, b, offset, f[lane], true);
+            let expected = resolve(a, b, offset, f[lane], (batch.first[lane], batch.second[lane]));
             let below_one = lanes_below_one & (1 << lane) != 0;
             assert_eq!(below_one, f[lane] < 1.0, "draw {draw}, lane {lane}");
             let level = lanes.level & (1 << lane) != 0;
