@@ -22,7 +22,7 @@ fn main() {
     }
     let verbose = std::env::var_os("TRACE_TICKS").is_some();
     let mut sim = convoy_scenarios::build(&profile, 2).unwrap();
-    let orders = convoy_scenarios::Orders::new(&profile, &sim);
+    let mut orders = convoy_scenarios::Orders::new(&profile, &sim);
     let (mut worst, mut most, mut capped, mut over) = (0.0_f64, 0.0_f64, 0, 0);
     let mut pushes = 0.0;
     for tick in 0..ticks {

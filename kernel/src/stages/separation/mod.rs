@@ -79,8 +79,10 @@ pub const SKIN_REL: f32 = 1e-2;
 /// last step. In a jam a Jacobi push travels one neighbour a sweep and
 /// pairs undo each other's pushes, so the jam parts in a number of sweeps
 /// that grows with the square of its depth in units; momentum carries the
-/// parting through it in a number that grows with the depth.
-pub const MOMENTUM: f32 = 0.9;
+/// parting through it in a number that grows with the depth. Above 0.8 the
+/// carried steps shove units that have arrived off their spots (the
+/// `group_order` example: 20 tanks settle in 37 s at 0.8, 94 s at 0.9).
+pub const MOMENTUM: f32 = 0.8;
 /// A sweep starts only from the active units ([`Body::active`]) when at
 /// most one in this many is: each then searches its whole window, not only
 /// later places, so the full sweep is cheaper when more are active.
