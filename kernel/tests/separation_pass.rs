@@ -8,15 +8,9 @@ use convoy::glam::{Vec2, Vec3};
 use convoy::stages::separation::{Separation, SeparationStats};
 
 fn separate(world: &mut World, iterations: u32) -> SeparationStats {
-    separate_with_momentum(world, iterations, convoy::stages::separation::MOMENTUM)
-}
-
-/// [`separate`] with the pushes' `momentum` (0: plain Jacobi).
-fn separate_with_momentum(world: &mut World, iterations: u32, momentum: f32) -> SeparationStats {
     let hash = world.hash();
     let mut separation =
         Separation::new(world.bounds(), common::CELL, iterations).expect("test grid is valid");
-    separation.set_momentum(momentum);
     separation.reserve(world.len());
     let (input_world, mut position) = (world.clone(), world.position.clone());
     let stats = separation.pass(input_world.input(&hash), &mut position);
@@ -134,19 +128,18 @@ fn chains() -> World {
 
 /// The second push of a pass starts only from the units the first touched
 /// or moved; it must push every overlapping pair from both sides, once, as
-/// a sweep over every unit does (a fresh pass's first): without momentum
-/// (which a fresh pass starts without), two pushes in one pass end where
-/// two passes of one push do. The measuring sweep after it, also from the
+/// a sweep over every unit does (a fresh pass's first): two pushes in one
+/// pass end where two passes of one push do. The measuring sweep after it, also from the
 /// active units, must find what a full measure does.
 #[test]
 fn a_push_from_the_active_units_alone_moves_units_as_a_full_sweep_does() {
     let start = chains();
     let mut in_one = start.clone();
-    let stats = separate_with_momentum(&mut in_one, 2, 0.0);
+    let stats = separate(&mut in_one, 2);
     assert_eq!(stats.iterations, 2, "{stats:?}");
     let mut in_two = start.clone();
-    separate_with_momentum(&mut in_two, 1, 0.0);
-    let second = separate_with_momentum(&mut in_two, 1, 0.0);
+    separate(&mut in_two, 1);
+    let second = separate(&mut in_two, 1);
     assert_eq!(second.overlaps, 2000, "{second:?}");
     let third_moved = (0..start.len())
         .filter(|&unit| unit % 16 == 2 && in_one.position[unit] != start.position[unit])

@@ -1,11 +1,11 @@
-//! The separation pass against walls, on stacked units and in deep jams.
+//! The separation pass against walls and on stacked units.
 
 mod common;
 
 use common::{World, worst_overlap};
 use convoy::glam::{Vec2, Vec3};
 use convoy::nav::{GridMap, Mobility, Terrain, WorldMap};
-use convoy::stages::separation::{MOMENTUM, Separation, SeparationStats};
+use convoy::stages::separation::{Separation, SeparationStats};
 
 /// A map of 1 m cells, 100 × 100 from the origin, blocked where `blocked`
 /// says (by cell column and row).
@@ -21,18 +21,11 @@ fn map(blocked: impl Fn(u32, u32) -> bool) -> WorldMap {
     WorldMap::new(&grid, Mobility::GROUND, Vec2::ZERO, 1.0).expect("valid map")
 }
 
-/// One pass of at most `iterations` pushes with `momentum` over `world` on
-/// `terrain`.
-fn separate_on(
-    world: &mut World,
-    terrain: Option<&WorldMap>,
-    iterations: u32,
-    momentum: f32,
-) -> SeparationStats {
+/// One pass of at most `iterations` pushes over `world` on `terrain`.
+fn separate_on(world: &mut World, terrain: Option<&WorldMap>, iterations: u32) -> SeparationStats {
     let hash = world.hash();
     let mut separation =
         Separation::new(world.bounds(), common::CELL, iterations).expect("test grid is valid");
-    separation.set_momentum(momentum);
     separation.reserve(world.len());
     let (input_world, mut position) = (world.clone(), world.position.clone());
     let mut input = input_world.input(&hash);
@@ -44,8 +37,7 @@ fn separate_on(
 
 /// A unit against a wall cannot be pushed into it: after the wall cuts its
 /// first step, its partner takes the whole push, as from an immovable unit,
-/// and the pair, 0.9 m deep, is apart after the next (without momentum;
-/// sharing each push half and half takes more, the overlap about halving
+/// and the pair, 0.9 m deep, is apart after the next (sharing each push half and half takes more, the overlap about halving
 /// each time).
 #[test]
 fn the_partner_of_a_unit_against_a_wall_takes_the_whole_push() {
@@ -53,7 +45,7 @@ fn the_partner_of_a_unit_against_a_wall_takes_the_whole_push() {
     let mut world = World::default();
     world.push(Vec2::new(50.05, 20.0), 0.0, 0.0, Vec3::ONE, 1.0);
     world.push(Vec2::new(51.15, 20.0), 0.0, 0.0, Vec3::ONE, 1.0);
-    let stats = separate_on(&mut world, Some(&terrain), 64, 0.0);
+    let stats = separate_on(&mut world, Some(&terrain), 64);
     let (worst, _) = worst_overlap(&world);
     assert!(worst < 1e-3, "overlap {worst} left ({stats:?})");
     assert!(stats.iterations <= 3, "{stats:?}");
@@ -71,27 +63,11 @@ fn units_stacked_in_a_narrow_corridor_part_along_it() {
     for _ in 0..5 {
         world.push(Vec2::new(50.5, 50.0), 0.0, 0.0, Vec3::splat(0.4), 1.0);
     }
-    let stats = separate_on(&mut world, Some(&terrain), 64, MOMENTUM);
+    let stats = separate_on(&mut world, Some(&terrain), 64);
     let (worst, _) = worst_overlap(&world);
     assert!(worst < 1e-3, "overlap {worst} left ({stats:?})");
     assert!(!stats.capped, "{stats:?}");
     for position in &world.position {
         assert!(terrain.is_open(*position), "{position} is off the corridor");
     }
-}
-
-/// 3,000 units at 25 m² each (a dense crowd, `common::crowd`): plain
-/// Jacobi pushes, each undoing part of its neighbours', need over a hundred
-/// sweeps to part it and stop at a cap of 64; with momentum the crowd parts
-/// well within it (about 50 sweeps).
-#[test]
-fn momentum_parts_a_dense_crowd_within_the_cap() {
-    let crowd = common::crowd(11, 3_000, 25.0);
-    let plain = separate_on(&mut crowd.clone(), None, 64, 0.0);
-    assert!(plain.capped, "{plain:?}");
-    let mut parted = crowd.clone();
-    let stats = separate_on(&mut parted, None, 64, MOMENTUM);
-    assert!(!stats.capped && stats.iterations < 64, "{stats:?}");
-    let (worst, _) = worst_overlap(&parted);
-    assert!(worst < 1e-3, "overlap {worst} left ({stats:?})");
 }

@@ -36,9 +36,6 @@ pub(super) struct Body {
     /// ([`Layer::spans`]): where [`Context::search`] finds what pushes add
     /// to the unit's search ([`Slack::by_key`]).
     pub(super) slack_key: u8,
-    /// The unit's last step this pass, as taken (heavy-ball momentum:
-    /// [`MOMENTUM`] of it is added to its next push while it overlaps).
-    pub(super) momentum: Vec2,
     /// The unit direction of the part of its last step the ground cut
     /// short (zero if none since it last moved towards it): a partner
     /// pushing it that way moves itself instead ([`shares`]).
@@ -346,7 +343,6 @@ pub(super) fn place_columns(
                     active: true,
                     // The layers it spans once they are known.
                     slack_key: 4 * class as u8,
-                    momentum: Vec2::ZERO,
                     wall: Vec2::ZERO,
                 };
                 census = census.with(body, class, travel);

@@ -18,8 +18,7 @@
 //!   inverse mass, weighted by how freely each unit can move its way past
 //!   the walls that cut its steps; an immovable partner takes none);
 //! - `sweeps`: pushes summed per unit in chunks across the pool and
-//!   applied with heavy-ball momentum ([`MOMENTUM`]); ground units are
-//!   never pushed onto a blocked cell;
+//!   applied; ground units are never pushed onto a blocked cell;
 //! - `measure`: the deepest overlap left, the pass's convergence figure;
 //! - `big_units`: shields wider than a hash cell, tested on their own.
 //!
@@ -74,15 +73,6 @@ pub const RELAXATION: f32 = 1.0;
 /// undo part of its neighbours', still part it within the iteration cap
 /// (the `default` profile's crossing: `examples/separation_trace.rs`).
 pub const SKIN_REL: f32 = 1e-2;
-/// Heavy-ball momentum (Polyak, *USSR Comput. Math. Math. Phys.* 4 (1964)
-/// 1–17): a unit that overlaps moves by its push plus this fraction of its
-/// last step. In a jam a Jacobi push travels one neighbour a sweep and
-/// pairs undo each other's pushes, so the jam parts in a number of sweeps
-/// that grows with the square of its depth in units; momentum carries the
-/// parting through it in a number that grows with the depth. Above 0.8 the
-/// carried steps shove units that have arrived off their spots (the
-/// `group_order` example: 20 tanks settle in 37 s at 0.8, 94 s at 0.9).
-pub const MOMENTUM: f32 = 0.8;
 /// A sweep starts only from the active units ([`Body::active`]) when at
 /// most one in this many is: each then searches its whole window, not only
 /// later places, so the full sweep is cheaper when more are active.
@@ -200,8 +190,6 @@ pub struct SeparationStats {
 #[derive(Clone, Debug)]
 pub struct Separation {
     iterations: u32,
-    /// [`MOMENTUM`] unless a test sets it.
-    momentum: f32,
     /// The stage's own hash, rebuilt from the bodies' centres in the
     /// current place order: its "units" are those places.
     local: SpatialHash,
@@ -333,7 +321,6 @@ impl Separation {
     pub fn new(bounds: Bounds, cell_size: f32, iterations: u32) -> Result<Separation, GridError> {
         Ok(Separation {
             iterations,
-            momentum: MOMENTUM,
             local: SpatialHash::new(bounds, cell_size)?,
             centres: Vec::new(),
             place_of: Vec::new(),
@@ -359,12 +346,6 @@ impl Separation {
     #[cfg(any(test, feature = "internals"))]
     pub fn set_iterations(&mut self, iterations: u32) {
         self.iterations = iterations;
-    }
-
-    /// Sets the momentum of the pushes ([`MOMENTUM`]; 0: plain Jacobi).
-    #[cfg(any(test, feature = "internals"))]
-    pub fn set_momentum(&mut self, momentum: f32) {
-        self.momentum = momentum;
     }
 
     /// Grows scratch (including the big-unit list and the stage's own hash)
@@ -402,7 +383,6 @@ impl Separation {
         );
         let Separation {
             iterations,
-            momentum,
             local,
             centres,
             place_of,
@@ -497,7 +477,7 @@ impl Separation {
                 break;
             }
             let largest_push;
-            (active, largest_push) = apply_pushes(placed, pushes, input.terrain, *momentum);
+            (active, largest_push) = apply_pushes(placed, pushes, input.terrain);
             stats.iterations += 1;
             slack = slack.after(largest_push);
         }

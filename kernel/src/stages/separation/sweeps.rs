@@ -97,8 +97,7 @@ impl ChunkSweep<'_> {
     }
 }
 
-/// Moves every unit in `placed` by its push plus, if it overlapped,
-/// `momentum` ([`MOMENTUM`]) of its last step (a ground unit's kept off
+/// Moves every unit in `placed` by its push (a ground unit's kept off
 /// blocked cells, [`WorldMap::step_on_open_ground`], the direction of the
 /// part cut kept as its [`Body::wall`]), marks the units that overlapped
 /// or moved active, and returns how many are and the largest push's length
@@ -107,23 +106,17 @@ pub(super) fn apply_pushes(
     placed: &mut [Body],
     pushes: &[Push],
     terrain: Option<&WorldMap>,
-    momentum: f32,
 ) -> (usize, Slack) {
     zone!("separation: apply pushes");
     let apply = |first: usize, rows: &mut [Body]| {
         let (mut count, mut largest) = (0, [0.0_f32; 3]);
         for (body, push) in rows.iter_mut().zip(&pushes[first..]) {
-            let step = if push.touched {
-                push.step() + momentum * body.momentum
-            } else {
-                push.step()
-            };
+            let step = push.step();
             let class = &mut largest[body.class()];
             *class = class.max(step.length_squared());
             body.active = push.touched || step != Vec2::ZERO;
             count += usize::from(body.active);
             if step == Vec2::ZERO {
-                body.momentum = Vec2::ZERO;
                 continue;
             }
             let taken = match terrain.filter(|_| body.centre.z <= 0.0) {
@@ -131,7 +124,6 @@ pub(super) fn apply_pushes(
                 None => step,
             };
             body.centre += taken.extend(0.0);
-            body.momentum = if push.touched { taken } else { Vec2::ZERO };
             if taken != step {
                 body.wall = (step - taken).normalize_or_zero();
             } else if step.dot(body.wall) > 0.0 {
