@@ -131,6 +131,50 @@ fn a_malformed_mesh_names_the_line() {
     ));
 }
 
+const TRIANGLE_VERTICES: &str = "0 0 1 0\n1 0 1 0\n1 1 1 0\n";
+
+#[test]
+fn huge_mesh_counts_are_refused_without_allocating() {
+    // Counts near 2^32 and 2^63 once asked for 64 GB or overflowed the
+    // capacity; the file's length bounds what is allocated.
+    for header in [
+        "4294967296 1",
+        "9223372036854775807 1",
+        "3 4294967296",
+        "3 4611686018427387904",
+        "18446744073709551615 18446744073709551615",
+    ] {
+        let text = format!("mesh\n2\n{header}\n{TRIANGLE_VERTICES}3 0 1 2 -1 -1 -1\n");
+        match parse_mesh(&text) {
+            Err(MeshParseError::Truncated { line: 8, .. }) => {}
+            other => panic!("{header}: expected a truncated file, got {other:?}"),
+        }
+    }
+}
+
+#[test]
+fn a_huge_polygon_vertex_count_is_malformed_not_an_overflow() {
+    for n in ["4611686018427387904", "9223372036854775807"] {
+        let text = format!("mesh\n2\n3 1\n{TRIANGLE_VERTICES}{n} 0 1 2 -1 -1 -1\n");
+        match parse_mesh(&text) {
+            Err(MeshParseError::Malformed { line: 7, .. }) => {}
+            other => panic!("{n}: expected a malformed line 7, got {other:?}"),
+        }
+    }
+}
+
+#[test]
+fn a_one_number_count_line_names_its_line() {
+    for (text, line) in [("mesh\n2\n3\n", 3), ("mesh\n\n2\n\n3 1 4\n", 5)] {
+        match parse_mesh(text) {
+            Err(MeshParseError::Malformed { line: found, .. }) => {
+                assert_eq!(found, line, "{text:?}")
+            }
+            other => panic!("{text:?}: expected a malformed line {line}, got {other:?}"),
+        }
+    }
+}
+
 #[test]
 fn the_real_mesh_loads_and_its_graph_round_trips() {
     let path = concat!(
