@@ -2,11 +2,12 @@
 //! that name the element, line or section — never a panic.
 
 use convoy::glam::DVec2;
+use convoy::nav::clearance::ClearanceError;
 use convoy::nav::polygon::{
     MeshError, MeshParseError, PolygonFileError, PolygonMap, PolygonMapError, load_mesh,
     load_polygon_map, parse_mesh, parse_polygon_map,
 };
-use convoy::nav::visgraph::{GraphConfig, GraphFileError, VisGraph};
+use convoy::nav::visgraph::{BuildError as VisBuildError, GraphConfig, GraphFileError, VisGraph};
 
 fn invalid(text: &str) -> PolygonMapError {
     match parse_polygon_map(text) {
@@ -173,6 +174,25 @@ fn a_one_number_count_line_names_its_line() {
             other => panic!("{text:?}: expected a malformed line {line}, got {other:?}"),
         }
     }
+}
+
+#[test]
+fn an_absurd_clearance_is_refused_before_the_offset() {
+    let map = parse_polygon_map(&format!(r#"{{"containers": [{SQUARE}]}}"#)).expect("valid");
+    for clearance in [1e300, 1e5, f64::INFINITY, -1.0] {
+        let config = GraphConfig {
+            clearance,
+            ..GraphConfig::default()
+        };
+        match VisGraph::build(&map, config) {
+            Err(VisBuildError::Clearance(ClearanceError::BadRadius(radius))) => {
+                assert!(radius == clearance || radius.is_nan())
+            }
+            other => panic!("clearance {clearance}: {other:?}"),
+        }
+    }
+    let error = ClearanceError::BadRadius(1e300).to_string();
+    assert!(error.contains("10000"), "names the range: {error}");
 }
 
 #[test]
