@@ -196,6 +196,64 @@ fn an_absurd_clearance_is_refused_before_the_offset() {
 }
 
 #[test]
+fn coordinates_beyond_the_bound_are_named_before_any_geometry() {
+    let far = "[[0,0],[1e300,0],[10,10],[0,10],[0,0]]";
+    let cases = [
+        (format!(r#"{{"containers": [{far}]}}"#), "containers[0]"),
+        (
+            format!(r#"{{"containers": [{SQUARE}], "obstacles": [{SQUARE}, {far}]}}"#),
+            "obstacles[1]",
+        ),
+        (
+            format!(
+                r#"{{"containers": [{SQUARE}], "swamps": [{{"ring": [[1,1],[5e38,1],[2,2],[1,1]], "cost": 2}}]}}"#
+            ),
+            "swamps[0]",
+        ),
+        (
+            format!(r#"{{"containers": [{SQUARE}], "roads": [[[1,1],[1,-2e7]]]}}"#),
+            "roads[0]",
+        ),
+    ];
+    for (text, element) in cases {
+        let err = invalid(&text);
+        assert!(
+            matches!(&err, PolygonMapError::OutOfRange { element: e, index: 1, .. } if e == element),
+            "{element}: {err}"
+        );
+        assert!(
+            err.to_string().contains("10000000"),
+            "names the bound: {err}"
+        );
+    }
+    // The same map built in code is refused before the clearance offset.
+    let map = PolygonMap {
+        containers: vec![vec![DVec2::ZERO, DVec2::new(1e300, 0.0), DVec2::ONE]],
+        ..PolygonMap::default()
+    };
+    assert!(matches!(
+        VisGraph::build(&map, GraphConfig::default()),
+        Err(VisBuildError::Map(PolygonMapError::OutOfRange { .. }))
+    ));
+    // Within the bound is fine.
+    let edge = "[[-1e7,-1e7],[1e7,-1e7],[1e7,1e7],[-1e7,1e7],[-1e7,-1e7]]";
+    parse_polygon_map(&format!(r#"{{"containers": [{edge}]}}"#)).expect("on the bound");
+}
+
+#[test]
+fn text_after_the_json_object_is_refused_with_its_line() {
+    for (trailing, line) in [("x", 1), ("\n\n{}", 3), (" ]", 1)] {
+        match parse_polygon_map(&format!(r#"{{"containers": [{SQUARE}]}}{trailing}"#)) {
+            Err(PolygonFileError::Syntax { line: found, .. }) => {
+                assert_eq!(found, line, "{trailing:?}")
+            }
+            other => panic!("{trailing:?}: expected a syntax error, got {other:?}"),
+        }
+    }
+    parse_polygon_map(&format!("{{\"containers\": [{SQUARE}]}}\n \t\n")).expect("whitespace");
+}
+
+#[test]
 fn the_real_mesh_loads_and_its_graph_round_trips() {
     let path = concat!(
         env!("CARGO_MANIFEST_DIR"),
