@@ -210,6 +210,43 @@ fn zero_threads_in_a_profile_is_named() {
     assert_refused(&convoy_bench(&["run", &path]), &[&path, "run.threads"]);
 }
 
+/// Values that once validated and then panicked or ran for minutes.
+#[test]
+fn absurd_budgets_iterations_clearances_and_cell_sizes_are_named() {
+    for (name, from, to, key) in [
+        (
+            "frame.toml",
+            "frame_ms = 4.0",
+            "frame_ms = 1e300",
+            "budget.frame_ms",
+        ),
+        (
+            "iterations.toml",
+            "iterations = 64",
+            "iterations = 268435456",
+            "separation.iterations",
+        ),
+        (
+            "cell.toml",
+            "[budget]",
+            "[map]\nfile = \"arena2.map\"\ncell_size_m = 1e-45\n\n[budget]",
+            "map.cell_size_m",
+        ),
+        (
+            "clearance.toml",
+            "[budget]",
+            "[map]\npolygon = \"river.json\"\nclearance_m = 1e300\n\n[budget]",
+            "map.clearance_m",
+        ),
+    ] {
+        let path = profile_with(name, from, to);
+        assert_refused(
+            &convoy_bench(&["run", &path, "--ticks", "1"]),
+            &[&path, key],
+        );
+    }
+}
+
 #[test]
 fn bad_command_line_counts_are_named() {
     assert_refused(&convoy_bench(&["run", "--units", "0"]), &["--units"]);

@@ -2,11 +2,12 @@
 //! that name the element, line or section — never a panic.
 
 use convoy::glam::DVec2;
+use convoy::nav::clearance::ClearanceError;
 use convoy::nav::polygon::{
     MeshError, MeshParseError, PolygonFileError, PolygonMap, PolygonMapError, load_mesh,
     load_polygon_map, parse_mesh, parse_polygon_map,
 };
-use convoy::nav::visgraph::{GraphConfig, GraphFileError, VisGraph};
+use convoy::nav::visgraph::{BuildError as VisBuildError, GraphConfig, GraphFileError, VisGraph};
 
 fn invalid(text: &str) -> PolygonMapError {
     match parse_polygon_map(text) {
@@ -129,6 +130,127 @@ fn a_malformed_mesh_names_the_line() {
         parse_mesh(nan),
         Err(MeshParseError::Malformed { line: 5, .. })
     ));
+}
+
+const TRIANGLE_VERTICES: &str = "0 0 1 0\n1 0 1 0\n1 1 1 0\n";
+
+#[test]
+fn huge_mesh_counts_are_refused_without_allocating() {
+    // Counts near 2^32 and 2^63 once asked for 64 GB or overflowed the
+    // capacity; the file's length bounds what is allocated.
+    for header in [
+        "4294967296 1",
+        "9223372036854775807 1",
+        "3 4294967296",
+        "3 4611686018427387904",
+        "18446744073709551615 18446744073709551615",
+    ] {
+        let text = format!("mesh\n2\n{header}\n{TRIANGLE_VERTICES}3 0 1 2 -1 -1 -1\n");
+        match parse_mesh(&text) {
+            Err(MeshParseError::Truncated { line: 8, .. }) => {}
+            other => panic!("{header}: expected a truncated file, got {other:?}"),
+        }
+    }
+}
+
+#[test]
+fn a_huge_polygon_vertex_count_is_malformed_not_an_overflow() {
+    for n in ["4611686018427387904", "9223372036854775807"] {
+        let text = format!("mesh\n2\n3 1\n{TRIANGLE_VERTICES}{n} 0 1 2 -1 -1 -1\n");
+        match parse_mesh(&text) {
+            Err(MeshParseError::Malformed { line: 7, .. }) => {}
+            other => panic!("{n}: expected a malformed line 7, got {other:?}"),
+        }
+    }
+}
+
+#[test]
+fn a_one_number_count_line_names_its_line() {
+    for (text, line) in [("mesh\n2\n3\n", 3), ("mesh\n\n2\n\n3 1 4\n", 5)] {
+        match parse_mesh(text) {
+            Err(MeshParseError::Malformed { line: found, .. }) => {
+                assert_eq!(found, line, "{text:?}")
+            }
+            other => panic!("{text:?}: expected a malformed line {line}, got {other:?}"),
+        }
+    }
+}
+
+#[test]
+fn an_absurd_clearance_is_refused_before_the_offset() {
+    let map = parse_polygon_map(&format!(r#"{{"containers": [{SQUARE}]}}"#)).expect("valid");
+    for clearance in [1e300, 1e5, f64::INFINITY, -1.0] {
+        let config = GraphConfig {
+            clearance,
+            ..GraphConfig::default()
+        };
+        match VisGraph::build(&map, config) {
+            Err(VisBuildError::Clearance(ClearanceError::BadRadius(radius))) => {
+                assert!(radius == clearance || radius.is_nan())
+            }
+            other => panic!("clearance {clearance}: {other:?}"),
+        }
+    }
+    let error = ClearanceError::BadRadius(1e300).to_string();
+    assert!(error.contains("10000"), "names the range: {error}");
+}
+
+#[test]
+fn coordinates_beyond_the_bound_are_named_before_any_geometry() {
+    let far = "[[0,0],[1e300,0],[10,10],[0,10],[0,0]]";
+    let cases = [
+        (format!(r#"{{"containers": [{far}]}}"#), "containers[0]"),
+        (
+            format!(r#"{{"containers": [{SQUARE}], "obstacles": [{SQUARE}, {far}]}}"#),
+            "obstacles[1]",
+        ),
+        (
+            format!(
+                r#"{{"containers": [{SQUARE}], "swamps": [{{"ring": [[1,1],[5e38,1],[2,2],[1,1]], "cost": 2}}]}}"#
+            ),
+            "swamps[0]",
+        ),
+        (
+            format!(r#"{{"containers": [{SQUARE}], "roads": [[[1,1],[1,-2e7]]]}}"#),
+            "roads[0]",
+        ),
+    ];
+    for (text, element) in cases {
+        let err = invalid(&text);
+        assert!(
+            matches!(&err, PolygonMapError::OutOfRange { element: e, index: 1, .. } if e == element),
+            "{element}: {err}"
+        );
+        assert!(
+            err.to_string().contains("10000000"),
+            "names the bound: {err}"
+        );
+    }
+    // The same map built in code is refused before the clearance offset.
+    let map = PolygonMap {
+        containers: vec![vec![DVec2::ZERO, DVec2::new(1e300, 0.0), DVec2::ONE]],
+        ..PolygonMap::default()
+    };
+    assert!(matches!(
+        VisGraph::build(&map, GraphConfig::default()),
+        Err(VisBuildError::Map(PolygonMapError::OutOfRange { .. }))
+    ));
+    // Within the bound is fine.
+    let edge = "[[-1e7,-1e7],[1e7,-1e7],[1e7,1e7],[-1e7,1e7],[-1e7,-1e7]]";
+    parse_polygon_map(&format!(r#"{{"containers": [{edge}]}}"#)).expect("on the bound");
+}
+
+#[test]
+fn text_after_the_json_object_is_refused_with_its_line() {
+    for (trailing, line) in [("x", 1), ("\n\n{}", 3), (" ]", 1)] {
+        match parse_polygon_map(&format!(r#"{{"containers": [{SQUARE}]}}{trailing}"#)) {
+            Err(PolygonFileError::Syntax { line: found, .. }) => {
+                assert_eq!(found, line, "{trailing:?}")
+            }
+            other => panic!("{trailing:?}: expected a syntax error, got {other:?}"),
+        }
+    }
+    parse_polygon_map(&format!("{{\"containers\": [{SQUARE}]}}\n \t\n")).expect("whitespace");
 }
 
 #[test]

@@ -12,7 +12,8 @@ mod scenario;
 
 pub use orders::{ArrivalLog, ArrivalSummary, Orders};
 pub use profile::{
-    BudgetSection, KindMix, Layout, MapSection, PathsSection, PlatoonsSection, Profile,
-    ProfileError, RunSection, ScenarioSection, SeparationSection, SteeringSection, WorldSection,
+    BudgetSection, KindMix, Layout, MAX_BUDGET_MS, MAX_SEPARATION_ITERATIONS, MapSection,
+    PathsSection, PlatoonsSection, Profile, ProfileError, RunSection, ScenarioSection,
+    SeparationSection, SteeringSection, WorldSection,
 };
 pub use scenario::{BuildError, Placement, build, place};

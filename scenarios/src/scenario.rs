@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use convoy::nav::polygon::{load_mesh, load_polygon_map, rasterize};
 use convoy::nav::{
-    Cell, GraphConfig, MapError, Mobility, MobilityError, PolygonNavigator, WorldMap, load_map,
+    Cell, GraphConfig, MapError, Mobility, PolygonNavigator, WorldMap, WorldMapError, load_map,
 };
 use convoy::random::unit_f32;
 use convoy::{
@@ -28,9 +28,10 @@ pub enum BuildError {
     /// The map file cannot be loaded.
     #[error(transparent)]
     Map(#[from] MapError),
-    /// The map's movement costs are invalid.
-    #[error(transparent)]
-    Mobility(#[from] MobilityError),
+    /// The grid map cannot be placed in the world (its cell size or
+    /// origin is out of range).
+    #[error("map: {0}")]
+    World(#[from] WorldMapError),
     /// The polygon map cannot be loaded or its graph built (the message
     /// names the file and the element).
     #[error("polygon map: {0}")]

@@ -34,11 +34,15 @@ pub struct FreeSpace {
     pub pieces: u32,
 }
 
+/// Largest clearance radius accepted, metres: far beyond any vehicle, and
+/// small enough that an offset map stays in `i_overlay`'s coordinate range.
+pub const MAX_CLEARANCE: f64 = 1e4;
+
 /// Why no free space could be made.
 #[derive(Clone, Debug, PartialEq, Error)]
 pub enum ClearanceError {
-    /// The clearance radius is negative or not finite.
-    #[error("clearance radius must be finite and at least 0, was {0}")]
+    /// The clearance radius is not between 0 and [`MAX_CLEARANCE`].
+    #[error("clearance radius must be between 0 and {MAX_CLEARANCE} metres, was {0}")]
     BadRadius(f64),
     /// Nothing is left to drive on.
     #[error("no free space is left (obstacles and clearance {radius} cover every container)")]
@@ -57,7 +61,7 @@ type Contour = Vec<[f64; 2]>;
 /// # Errors
 /// [`ClearanceError`].
 pub fn free_space(map: &PolygonMap, radius: f64) -> Result<FreeSpace, ClearanceError> {
-    if !(radius.is_finite() && radius >= 0.0) {
+    if !(0.0..=MAX_CLEARANCE).contains(&radius) {
         return Err(ClearanceError::BadRadius(radius));
     }
     let as_contour = |ring: &Vec<DVec2>| -> Contour { ring.iter().map(|p| p.to_array()).collect() };

@@ -119,11 +119,15 @@ pub(crate) fn check_size(width: u64, height: u64) -> Result<(u32, u32), GridErro
     if width == 0 || height == 0 {
         return Err(bad);
     }
-    let padded = (width + 2).checked_mul(height + 2).ok_or(bad.clone())?;
-    if padded > MAX_CELLS as u64 {
-        return Err(bad);
+    // Checked throughout: a header may declare any `u64`.
+    let padded = width
+        .checked_add(2)
+        .zip(height.checked_add(2))
+        .and_then(|(w, h)| w.checked_mul(h));
+    match padded {
+        Some(padded) if padded <= MAX_CELLS as u64 => Ok((width as u32, height as u32)),
+        _ => Err(bad),
     }
-    Ok((width as u32, height as u32))
 }
 
 impl GridMap {

@@ -20,6 +20,9 @@
 //!   differences and offsets).
 //! - [`visgraph`]: the Force 21 visibility graph, its search with start and
 //!   goal insertion, bridges per faction and bridge traffic.
+//!
+//! Every map lies within [`MAX_COORDINATE`] metres of the origin on each
+//! axis; the loaders and [`WorldMap::new`] refuse anything further out.
 
 pub mod astar;
 pub mod batch;
@@ -46,4 +49,9 @@ pub use visgraph::{
     BridgeTraffic, FactionId, GraphConfig, NavError, PathCost, PolygonNavigator, QueryOptions,
     SearchAlgorithm, StartInsertion, VisGraph, VisSearch,
 };
-pub use world::WorldMap;
+pub use world::{WorldMap, WorldMapError};
+
+/// Largest magnitude of a map coordinate, metres: far enough for any
+/// battlefield, near enough that `f32` positions stay within a metre and
+/// the clearance offsets (`i_overlay`, integer coordinates) cannot overflow.
+pub const MAX_COORDINATE: f64 = 1e7;

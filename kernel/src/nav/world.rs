@@ -8,11 +8,17 @@
 //! to its corners by line of sight (the last-visible-point smoothing of the
 //! Armada paper's rubber-banding, step 2), at most [`ROUTE_POINTS`] of them.
 //! A unit at the end of a truncated route asks again from where it stands.
+//!
+//! A cell is between [`MIN_CELL_SIZE`] and [`MAX_CELL_SIZE`] metres wide and
+//! the whole map lies within [`MAX_COORDINATE`] metres of the origin on each
+//! axis; [`WorldMap::new`] refuses anything else with a [`WorldMapError`].
 
 use std::sync::Arc;
 
 use glam::Vec2;
+use thiserror::Error;
 
+use super::MAX_COORDINATE;
 use super::astar::Path;
 use super::grid::{Cell, CostGrid, GridMap, Mobility, MobilityError};
 use super::polygon::raster::Ground;
@@ -21,6 +27,42 @@ use crate::geometry::bounds::Bounds;
 
 /// Corners kept per route; a longer route is cut and re-planned at its end.
 pub const ROUTE_POINTS: usize = 16;
+
+/// Narrowest cell a [`WorldMap`] accepts, metres.
+pub const MIN_CELL_SIZE: f32 = 1e-3;
+/// Widest cell a [`WorldMap`] accepts, metres.
+pub const MAX_CELL_SIZE: f32 = 1e4;
+
+/// Why a [`WorldMap`] cannot be built.
+#[derive(Clone, Copy, Debug, PartialEq, Error)]
+pub enum WorldMapError {
+    /// The cell size is not a number of metres in the accepted range.
+    #[error(
+        "the map cell size must be between {MIN_CELL_SIZE} and {MAX_CELL_SIZE} metres, was {value}"
+    )]
+    CellSize {
+        /// The refused cell size.
+        value: f32,
+    },
+    /// The origin, or the map's far corner, is not within
+    /// [`MAX_COORDINATE`] metres of the origin on each axis (or is NaN).
+    #[error(
+        "the map's corners must lie within {MAX_COORDINATE} m of (0, 0) on each axis, its origin was ({}, {}) and its far corner ({}, {})",
+        origin.x,
+        origin.y,
+        far.x,
+        far.y
+    )]
+    OutOfRange {
+        /// Cell (0, 0)'s corner.
+        origin: Vec2,
+        /// The opposite corner of the map.
+        far: Vec2,
+    },
+    /// The mobility's costs are invalid.
+    #[error(transparent)]
+    Mobility(#[from] MobilityError),
+}
 
 /// A grid placed in the world.
 #[derive(Clone, Debug)]
@@ -45,13 +87,29 @@ pub struct WorldMap {
 
 impl WorldMap {
     /// `map` as `mobility` sees it, with its cell (0, 0) at `origin`, cells
-    /// `cell_size` metres wide (positive, finite: the caller validates).
+    /// `cell_size` metres wide.
+    ///
+    /// # Errors
+    /// [`WorldMapError`]: a cell size outside [`MIN_CELL_SIZE`] to
+    /// [`MAX_CELL_SIZE`] (NaN included), a corner further than
+    /// [`MAX_COORDINATE`] from the origin on an axis (NaN included), or
+    /// invalid mobility costs. Nothing is built on refusal.
     pub fn new(
         map: &GridMap,
         mobility: Mobility,
         origin: Vec2,
         cell_size: f32,
-    ) -> Result<WorldMap, MobilityError> {
+    ) -> Result<WorldMap, WorldMapError> {
+        if !(MIN_CELL_SIZE..=MAX_CELL_SIZE).contains(&cell_size) {
+            return Err(WorldMapError::CellSize { value: cell_size });
+        }
+        let far = origin + Vec2::new(map.width() as f32, map.height() as f32) * cell_size;
+        let limit = MAX_COORDINATE as f32;
+        // Written so that NaN fails too.
+        let within = |corner: Vec2| corner.x.abs() <= limit && corner.y.abs() <= limit;
+        if !(within(origin) && within(far)) {
+            return Err(WorldMapError::OutOfRange { origin, far });
+        }
         let mut hasher = xxhash_rust::xxh3::Xxh3::new();
         hasher.update(&map.width().to_le_bytes());
         hasher.update(&map.height().to_le_bytes());
@@ -412,6 +470,47 @@ mod tests {
         assert_eq!(world.cell_at(Vec2::new(-20.1, 100.0)), None);
         assert_eq!(world.cell_at(Vec2::new(20.0, 100.0)), None);
         assert_eq!(world.cell_at(Vec2::NAN), None);
+    }
+
+    #[test]
+    fn cell_sizes_out_of_range_and_non_finite_corners_are_refused() {
+        let map = GridMap::open(10, 10).expect("valid size");
+        let new = |origin, cell_size| WorldMap::new(&map, Mobility::GROUND, origin, cell_size);
+        for size in [
+            0.0,
+            -0.0,
+            -1.0,
+            f32::NAN,
+            f32::INFINITY,
+            1e-45,
+            1e-4,
+            2e4,
+            1e30,
+        ] {
+            match new(Vec2::ZERO, size) {
+                Err(error @ WorldMapError::CellSize { .. }) => {
+                    assert!(
+                        error.to_string().contains("between 0.001 and 10000"),
+                        "{error}"
+                    );
+                }
+                other => panic!("cell size {size}: {other:?}"),
+            }
+        }
+        for origin in [
+            Vec2::new(f32::NAN, 0.0),
+            Vec2::new(0.0, f32::MAX),
+            Vec2::INFINITY,
+            Vec2::new(-1e8, 0.0),
+            Vec2::new(0.0, 1e7 - 10.0),
+        ] {
+            assert!(
+                matches!(new(origin, 4.0), Err(WorldMapError::OutOfRange { .. })),
+                "origin {origin}"
+            );
+        }
+        assert!(new(Vec2::ZERO, MIN_CELL_SIZE).is_ok());
+        assert!(new(Vec2::ZERO, MAX_CELL_SIZE).is_ok());
     }
 
     #[test]

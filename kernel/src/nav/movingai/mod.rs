@@ -6,7 +6,10 @@
 //!
 //! - `.map`: `type octile`, `height N`, `width N` (either order), `map`, then
 //!   `height` rows of exactly `width` characters (terrain letters in
-//!   [`Terrain::from_movingai`]).
+//!   [`Terrain::from_movingai`]). `(width + 2) * (height + 2)` (the map
+//!   with its one-cell border) must not exceed
+//!   [`MAX_CELLS`](super::grid::MAX_CELLS); a larger or zero size is a
+//!   [`MapParseError::BadSize`] naming the `map` line.
 //! - `.scen`: `version 1` (or `version 1.0`), then one query per line:
 //!   `bucket map width height start_x start_y goal_x goal_y optimal_length`,
 //!   columns separated by tabs or spaces.

@@ -87,6 +87,23 @@ fn a_zero_height_is_a_bad_size() {
 }
 
 #[test]
+fn a_width_or_height_near_2_pow_64_is_a_bad_size_not_an_overflow() {
+    for (height, width) in [
+        ("1", "18446744073709551615"),
+        ("18446744073709551614", "1"),
+        ("18446744073709551615", "18446744073709551615"),
+        ("4294967296", "4294967296"),
+    ] {
+        let text = format!("type octile\nheight {height}\nwidth {width}\nmap\n.\n");
+        let err = parse_map(&text).unwrap_err();
+        assert!(
+            matches!(err, MapParseError::BadSize { line: 4, .. }),
+            "{height}x{width}: {err}"
+        );
+    }
+}
+
+#[test]
 fn a_huge_header_with_no_rows_fails_without_allocating_the_map() {
     let err = parse_map("type octile\nheight 10000\nwidth 10000\nmap\n").unwrap_err();
     assert_eq!(

@@ -12,7 +12,9 @@
 //!
 //! Rings are closed: the last point repeats the first (as in GeoJSON); an
 //! unclosed ring is refused with the element's name. Every key but
-//! `containers` may be left out; unknown keys are refused.
+//! `containers` may be left out; unknown keys are refused, and so is any
+//! text but whitespace after the object. Coordinates lie within
+//! [`MAX_COORDINATE`](crate::nav::MAX_COORDINATE) metres of 0 on each axis.
 
 use std::path::{Path, PathBuf};
 
@@ -105,17 +107,20 @@ pub fn load_polygon_map(path: impl AsRef<Path>) -> Result<PolygonMap, PolygonFil
 /// [`PolygonFileError`] with an empty path.
 pub fn parse_polygon_map(text: &str) -> Result<PolygonMap, PolygonFileError> {
     let mut de = serde_json::Deserializer::from_str(text);
+    let syntax = |key: String, error: serde_json::Error| PolygonFileError::Syntax {
+        path: PathBuf::new(),
+        line: error.line(),
+        column: error.column(),
+        key,
+        message: error.to_string(),
+    };
     let file: MapFile = serde_path_to_error::deserialize(&mut de).map_err(|e| {
         let key = e.path().to_string();
-        let inner = e.into_inner();
-        PolygonFileError::Syntax {
-            path: PathBuf::new(),
-            line: inner.line(),
-            column: inner.column(),
-            key,
-            message: inner.to_string(),
-        }
+        syntax(key, e.into_inner())
     })?;
+    // Only whitespace may follow the object.
+    de.end()
+        .map_err(|e| syntax("(after the map)".to_owned(), e))?;
     let invalid = |source| PolygonFileError::Invalid {
         path: PathBuf::new(),
         source,

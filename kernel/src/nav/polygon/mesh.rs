@@ -14,6 +14,10 @@
 //! boundary when no polygon has the reverse edge. Boundary edges, oriented
 //! with the walkable side on their left, are chained into loops; counter-
 //! clockwise loops become containers and clockwise loops obstacles.
+//!
+//! The header's counts are never trusted with an allocation (the file's
+//! line count bounds it), and every malformed input is a typed error naming
+//! its 1-based line.
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -130,11 +134,17 @@ pub fn parse_mesh(text: &str) -> Result<PolygonMap, MeshParseError> {
     };
     expect_line(next("`mesh`")?, "mesh", "`mesh`")?;
     expect_line(next("the version")?, "2", "version `2`")?;
-    let counts = numbers::<usize>(next("`V P`")?, "`V P` (vertex and polygon counts)")?;
+    const COUNTS: &str = "`V P` (vertex and polygon counts)";
+    let (counts_line, counts_text) = next("`V P`")?;
+    let counts = numbers::<usize>((counts_line, counts_text), COUNTS)?;
     let [vertex_count, polygon_count] = counts[..] else {
-        return Err(malformed(0, "", "`V P`"));
+        return Err(malformed(counts_line, counts_text, COUNTS));
     };
-    let mut vertices = Vec::with_capacity(vertex_count);
+    // Never trust the header with an allocation: each vertex and polygon
+    // takes a line, so the file's line count bounds both; a count beyond it
+    // runs out of lines and is refused as truncated.
+    let line_count = text.lines().count();
+    let mut vertices = Vec::with_capacity(vertex_count.min(line_count));
     for _ in 0..vertex_count {
         let (line, text) = next("a vertex line")?;
         let fields = numbers::<f64>((line, text), "a vertex line `x y n p1 … pn`")?;
@@ -146,7 +156,7 @@ pub fn parse_mesh(text: &str) -> Result<PolygonMap, MeshParseError> {
         }
         vertices.push(DVec2::new(fields[0], fields[1]));
     }
-    let mut polygons = Vec::with_capacity(polygon_count);
+    let mut polygons = Vec::with_capacity(polygon_count.min(line_count));
     for _ in 0..polygon_count {
         polygons.push(polygon_line(next("a polygon line")?, vertex_count)?);
     }
@@ -189,8 +199,9 @@ fn polygon_line(
 ) -> Result<Vec<usize>, MeshParseError> {
     const EXPECTED: &str = "a polygon line `n v1 … vn p1 … pn`";
     let fields = numbers::<i64>((line, text), EXPECTED)?;
-    let n = match fields.first() {
-        Some(&n) if n >= 3 && fields.len() as i64 == 1 + 2 * n => n as usize,
+    // `n` comes from the file: compare without computing `2n + 1`.
+    let n = match fields.first().map(|&n| usize::try_from(n)) {
+        Some(Ok(n)) if n >= 3 && fields.len() % 2 == 1 && (fields.len() - 1) / 2 == n => n,
         _ => return Err(malformed(line, text, EXPECTED)),
     };
     fields[1..=n]

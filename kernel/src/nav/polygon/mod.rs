@@ -5,7 +5,8 @@
 //! where they share a vertex) and bridges (two ends and a middle, with an id).
 //!
 //! A [`PolygonMap`] is plain data; [`PolygonMap::validate`] checks it once at
-//! the boundary and names the bad element in a [`PolygonMapError`]. Loaders:
+//! the boundary and names the bad element in a [`PolygonMapError`] (every
+//! coordinate lies within [`MAX_COORDINATE`] metres of 0 on each axis). Loaders:
 //! [`json`] (the documented JSON format) and [`mesh`] (Polyanya's `.mesh`
 //! version 2, whose boundary edges become containers and obstacles); and
 //! [`grid`] traces a Moving AI grid's passable cells into free-space
@@ -18,6 +19,8 @@ pub mod raster;
 
 use glam::DVec2;
 use thiserror::Error;
+
+use super::MAX_COORDINATE;
 
 pub use grid::{crosses_blocked_cell, trace_grid};
 pub use json::{PolygonFileError, load_polygon_map, parse_polygon_map};
@@ -80,6 +83,20 @@ pub enum PolygonMapError {
     #[error("{element}: point {index} is not finite ({x}, {y})")]
     NotFinite {
         /// E.g. `obstacles[3]`.
+        element: String,
+        /// Index of the point.
+        index: usize,
+        /// The x coordinate.
+        x: f64,
+        /// The y coordinate.
+        y: f64,
+    },
+    /// A coordinate lies further than [`MAX_COORDINATE`] metres from 0.
+    #[error(
+        "{element}: point {index} ({x}, {y}) lies further than {MAX_COORDINATE} m from (0, 0) on an axis"
+    )]
+    OutOfRange {
+        /// E.g. `containers[0]`.
         element: String,
         /// Index of the point.
         index: usize,
@@ -218,16 +235,29 @@ impl PolygonMap {
     }
 }
 
+/// Every point finite and within [`MAX_COORDINATE`] of 0 on each axis, so
+/// the clearance offsets and path lengths stay finite.
 fn check_finite(element: &str, points: &[DVec2]) -> Result<(), PolygonMapError> {
-    match points.iter().position(|p| !p.is_finite()) {
-        Some(index) => Err(PolygonMapError::NotFinite {
-            element: element.to_owned(),
+    let within = |p: &DVec2| p.x.abs() <= MAX_COORDINATE && p.y.abs() <= MAX_COORDINATE;
+    let Some(index) = points.iter().position(|p| !within(p)) else {
+        return Ok(());
+    };
+    let (element, DVec2 { x, y }) = (element.to_owned(), points[index]);
+    Err(if points[index].is_finite() {
+        PolygonMapError::OutOfRange {
+            element,
             index,
-            x: points[index].x,
-            y: points[index].y,
-        }),
-        None => Ok(()),
-    }
+            x,
+            y,
+        }
+    } else {
+        PolygonMapError::NotFinite {
+            element,
+            index,
+            x,
+            y,
+        }
+    })
 }
 
 fn check_ring(element: &str, ring: &[DVec2]) -> Result<(), PolygonMapError> {

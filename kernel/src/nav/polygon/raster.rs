@@ -30,7 +30,8 @@ use glam::DVec2;
 use thiserror::Error;
 
 use super::{BridgeSpec, PolygonMap, Ring, point_in_ring};
-use crate::nav::grid::{Cell, GridError, GridMap, MobilityError, Terrain, check_size};
+use crate::nav::grid::{Cell, GridError, GridMap, Terrain, check_size};
+use crate::nav::world::WorldMapError;
 use crate::nav::{Mobility, WorldMap};
 
 /// Why a polygon map cannot be rasterised.
@@ -47,9 +48,12 @@ pub enum RasterError {
         /// The grid's refusal.
         source: GridError,
     },
-    /// Ground mobility was refused (cannot happen with the built-in costs).
+    /// The world map was refused: the cell size is outside
+    /// [`MIN_CELL_SIZE`](crate::nav::world::MIN_CELL_SIZE) to
+    /// [`MAX_CELL_SIZE`](crate::nav::world::MAX_CELL_SIZE), or the map lies
+    /// beyond finite coordinates.
     #[error(transparent)]
-    Mobility(#[from] MobilityError),
+    World(#[from] WorldMapError),
 }
 
 /// `map` rasterised at `cell_size` metres a cell, placed so that cell
@@ -131,7 +135,7 @@ pub(crate) struct Ground {
 fn draw_decks(
     ground: Arc<Ground>,
     decks: impl IntoIterator<Item = [DVec2; 3]>,
-) -> Result<WorldMap, MobilityError> {
+) -> Result<WorldMap, WorldMapError> {
     let mut grid = ground.terrain.clone();
     for deck in decks {
         for piece in deck.windows(2) {

@@ -11,9 +11,16 @@ use std::time::Duration;
 use serde::Deserialize;
 use thiserror::Error;
 
+use convoy::nav::clearance::MAX_CLEARANCE;
+use convoy::nav::world::{MAX_CELL_SIZE, MIN_CELL_SIZE};
 use convoy::{
     Budgets, Formation, MAX_MEMBERS, OrbitingBody, PlatoonSpec, Stage, SteerMode, VehicleKind,
 };
+
+/// Largest budget of the tick or of a stage, milliseconds.
+pub const MAX_BUDGET_MS: f64 = 1e6;
+/// Most separation iterations a profile may ask for per tick.
+pub const MAX_SEPARATION_ITERATIONS: u32 = 4096;
 
 /// A whole profile: what to simulate, for how long, and the budgets.
 #[derive(Clone, Debug, PartialEq, Deserialize)]
@@ -111,19 +118,21 @@ pub struct MapSection {
     /// like `file`.
     pub polygon: Option<PathBuf>,
     /// Polygon maps: obstacles grow and containers shrink by this
-    /// clearance, metres (≥ 0).
+    /// clearance, metres (0 to [`MAX_CLEARANCE`]).
     #[serde(default = "default_clearance")]
     pub clearance_m: f64,
     /// Polygon maps: road edges cost this fraction of their length (> 0).
     #[serde(default = "default_road_cost")]
     pub road_cost_factor: f64,
-    /// Width of one map cell, metres (> 0). A polygon map is rasterised at
+    /// Width of one map cell, metres ([`MIN_CELL_SIZE`] to
+    /// [`MAX_CELL_SIZE`]). A polygon map is rasterised at
     /// this size for the tick's local checks (line of sight, formation
     /// slots, swamps; see [`convoy::nav::polygon::rasterize`]).
     #[serde(default = "default_map_cell")]
     pub cell_size_m: f32,
-    /// World position of the map's first cell's corner, metres (grid maps;
-    /// a polygon map is in world coordinates).
+    /// World position of the map's first cell's corner, metres, each within
+    /// [`convoy::nav::MAX_COORDINATE`] of 0 (grid maps; a polygon map is in
+    /// world coordinates).
     #[serde(default)]
     pub origin_m: [f32; 2],
 }
@@ -336,7 +345,8 @@ impl Default for PathsSection {
 #[derive(Clone, Debug, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SeparationSection {
-    /// Most push iterations per tick (≥ 1): a safety cap; the pass stops
+    /// Most push iterations per tick (1 to [`MAX_SEPARATION_ITERATIONS`]):
+    /// a safety cap; the pass stops
     /// as soon as no two shields overlap beyond the tolerance.
     #[serde(default = "default_separation_iterations")]
     pub iterations: u32,
@@ -358,7 +368,8 @@ impl Default for SeparationSection {
 #[derive(Clone, Copy, Debug, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct BudgetSection {
-    /// The whole tick.
+    /// The whole tick. Every budget is above 0 and at most
+    /// [`MAX_BUDGET_MS`].
     pub frame_ms: f64,
     /// `spatial` stage.
     pub spatial_ms: f64,
@@ -390,7 +401,16 @@ impl BudgetSection {
     /// The budgets as durations.
     #[must_use]
     pub fn budgets(&self) -> Budgets {
-        let ms = |value: f64| Duration::from_secs_f64(value / 1e3);
+        // Saturating, so a section built without validation cannot panic:
+        // a budget too large for a `Duration` is unlimited, a negative or
+        // NaN one is zero.
+        let ms = |value: f64| {
+            Duration::try_from_secs_f64(value / 1e3).unwrap_or(if value > 0.0 {
+                Duration::MAX
+            } else {
+                Duration::ZERO
+            })
+        };
         let by_stage = |stage: Stage| match stage {
             Stage::Spatial => self.spatial_ms,
             Stage::Paths => self.paths_ms,
@@ -517,11 +537,11 @@ impl Profile {
                     "give exactly one of `file` (a grid map) and `polygon` (a polygon map)".into(),
                 );
             }
-            if !(map.clearance_m.is_finite() && map.clearance_m >= 0.0) {
+            if !(0.0..=MAX_CLEARANCE).contains(&map.clearance_m) {
                 return fail(
                     "map.clearance_m",
                     format!(
-                        "must be a non-negative number of metres, was {}",
+                        "must be between 0 and {MAX_CLEARANCE} metres, was {}",
                         map.clearance_m
                     ),
                 );
@@ -532,9 +552,21 @@ impl Profile {
                     format!("must be a positive number, was {}", map.road_cost_factor),
                 );
             }
-            check_positive("map.cell_size_m", map.cell_size_m)?;
-            if !map.origin_m.iter().all(|v| v.is_finite()) {
-                return fail("map.origin_m", "coordinates must be finite".into());
+            if !(MIN_CELL_SIZE..=MAX_CELL_SIZE).contains(&map.cell_size_m) {
+                return fail(
+                    "map.cell_size_m",
+                    format!(
+                        "must be between {MIN_CELL_SIZE} and {MAX_CELL_SIZE} metres, was {}",
+                        map.cell_size_m
+                    ),
+                );
+            }
+            let limit = convoy::nav::MAX_COORDINATE;
+            if !map.origin_m.iter().all(|&v| f64::from(v).abs() <= limit) {
+                return fail(
+                    "map.origin_m",
+                    format!("coordinates must be finite and within ±{limit} metres"),
+                );
             }
         } else if self.scenario.layout == Layout::Scatter {
             return fail(
@@ -601,14 +633,20 @@ impl Profile {
                 "must be at least 1, was 0".into(),
             );
         }
-        if self.separation.iterations == 0 {
-            return fail("separation.iterations", "must be at least 1, was 0".into());
+        let iterations = self.separation.iterations;
+        if !(1..=MAX_SEPARATION_ITERATIONS).contains(&iterations) {
+            return fail(
+                "separation.iterations",
+                format!("must be between 1 and {MAX_SEPARATION_ITERATIONS}, was {iterations}"),
+            );
         }
         for (key, value) in self.budget.entries() {
-            if !(value.is_finite() && value > 0.0) {
+            if !(value > 0.0 && value <= MAX_BUDGET_MS) {
                 return fail(
                     &format!("budget.{key}"),
-                    format!("must be a positive number of milliseconds, was {value}"),
+                    format!(
+                        "must be a positive number of milliseconds, at most {MAX_BUDGET_MS}, was {value}"
+                    ),
                 );
             }
         }
@@ -647,129 +685,4 @@ fn check_non_negative(key: &str, value: f32) -> Result<(), (String, String)> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    const DEFAULT: &str = include_str!("../../profiles/default.toml");
-
-    fn error_for(edit: impl Fn(&str) -> String) -> String {
-        match Profile::parse(&edit(DEFAULT), "p.toml") {
-            Ok(profile) => panic!("accepted a bad profile: {profile:?}"),
-            Err(error) => error.to_string(),
-        }
-    }
-
-    #[test]
-    fn the_default_profile_parses_and_validates() {
-        let profile = Profile::parse(DEFAULT, "default.toml").expect("default profile is valid");
-        assert_eq!(profile.scenario.units, 10_000);
-        assert_eq!(profile.run.ticks, 600);
-        assert!((profile.run.dt - 1.0 / 60.0).abs() < 1e-6);
-    }
-
-    #[test]
-    fn an_unknown_key_is_named_with_its_table() {
-        let message = error_for(|text| text.replace("gap_m = 100.0", "gap_m = 100.0\nspeling = 3"));
-        assert!(message.starts_with("p.toml: key `scenario"), "{message}");
-        assert!(message.contains("speling"), "{message}");
-    }
-
-    #[test]
-    fn zero_and_negative_counts_name_their_key() {
-        let message = error_for(|text| text.replace("units = 10000", "units = 0"));
-        assert_eq!(
-            message,
-            "p.toml: key `scenario.units`: must be at least 1, was 0"
-        );
-        let message = error_for(|text| text.replace("units = 10000", "units = -5"));
-        assert!(
-            message.starts_with("p.toml: key `scenario.units`:"),
-            "{message}"
-        );
-        let message = error_for(|text| text.replace("ticks = 600", "ticks = 0"));
-        assert!(message.starts_with("p.toml: key `run.ticks`:"), "{message}");
-    }
-
-    #[test]
-    fn a_map_needs_exactly_one_terrain_and_valid_polygon_settings() {
-        let with_map = |map: &str| error_for(|text| format!("{text}\n[map]\n{map}\n"));
-        let both = with_map("file = \"a.map\"\npolygon = \"b.json\"");
-        assert!(
-            both.starts_with("p.toml: key `map`: give exactly one"),
-            "{both}"
-        );
-        let neither = with_map("cell_size_m = 4.0");
-        assert!(
-            neither.starts_with("p.toml: key `map`: give exactly one"),
-            "{neither}"
-        );
-        let clearance = with_map("polygon = \"b.json\"\nclearance_m = -1.0");
-        assert!(
-            clearance.starts_with("p.toml: key `map.clearance_m`:"),
-            "{clearance}"
-        );
-        let roads = with_map("polygon = \"b.json\"\nroad_cost_factor = 0.0");
-        assert!(
-            roads.starts_with("p.toml: key `map.road_cost_factor`:"),
-            "{roads}"
-        );
-    }
-
-    #[test]
-    fn zero_or_negative_dt_and_zero_threads_are_refused() {
-        for dt in ["0.0", "-0.1", "nan"] {
-            let message = error_for(|text| text.replace("dt = 0.016666668", &format!("dt = {dt}")));
-            assert!(message.starts_with("p.toml: key `run.dt`:"), "{message}");
-        }
-        let message = error_for(|text| text.replace("# threads = 2", "threads = 0"));
-        assert!(
-            message.starts_with("p.toml: key `run.threads`:"),
-            "{message}"
-        );
-    }
-
-    #[test]
-    fn malformed_toml_names_the_line() {
-        let message = error_for(|text| text.replace("[scenario]", "[scenario"));
-        let line = DEFAULT
-            .lines()
-            .position(|l| l == "[scenario]")
-            .expect("has [scenario]")
-            + 1;
-        assert!(
-            message.starts_with(&format!("p.toml:{line}: ")),
-            "{message}"
-        );
-        assert!(!message.contains('\n'), "one line: {message}");
-    }
-
-    #[test]
-    fn missing_sections_and_bad_budgets_are_named() {
-        let message = error_for(|text| text.replace("frame_ms = 4.0", "frame_ms = -4.0"));
-        assert!(
-            message.starts_with("p.toml: key `budget.frame_ms`:"),
-            "{message}"
-        );
-        let message = error_for(|text| text.replace("steering_ms = 1.0\n", ""));
-        assert!(
-            message.contains("budget") && message.contains("steering_ms"),
-            "{message}"
-        );
-        let message = error_for(|text| text.replace("tracked = 4.0", "tracked = -1.0"));
-        assert!(
-            message.starts_with("p.toml: key `scenario.mix.tracked`:"),
-            "{message}"
-        );
-    }
-
-    #[test]
-    fn a_missing_file_is_reported_with_its_path() {
-        let error = Profile::load(Path::new("/nonexistent/convoy.toml")).expect_err("no such file");
-        assert!(
-            error
-                .to_string()
-                .starts_with("/nonexistent/convoy.toml: cannot read"),
-            "{error}"
-        );
-    }
-}
+mod tests;
