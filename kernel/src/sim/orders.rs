@@ -37,12 +37,11 @@ pub enum MoveState {
     WaitingForPath = 0,
     /// On its way.
     Moving,
-    /// Within [`ARRIVE_RADIUS`] of its goal (also after [`Sim::stop`]).
+    /// Within 2.5 m of its goal (also after [`Sim::stop`]).
     Arrived,
     /// Its last path request found no path; it holds where it was.
     NoPath,
-    /// No progress toward its drive-to point for
-    /// [`STUCK_AFTER_S`](crate::data::vehicles::STUCK_AFTER_S).
+    /// No progress toward its drive-to point for 10 s.
     Stuck,
 }
 
@@ -108,8 +107,8 @@ impl Sim {
     /// (a direction; zero: the way from the group's centre to the goal),
     /// spaced by the widest ground member's length, on open ground reachable from
     /// the goal; members take spots rank by rank so no two straight lines
-    /// to them cross ([`MAX_SWAP_GROUP`](super::group_spots::MAX_SWAP_GROUP)
-    /// members at most are untangled), and arrive facing `facing`. A member
+    /// to them cross (groups of up to 2,048 members
+    /// are untangled), and arrive facing `facing`. A member
     /// in a platoon leaves it. Returns each member's spot, in `units`'
     /// order. All or nothing: an error changes nothing.
     pub fn order_group(
