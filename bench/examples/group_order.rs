@@ -110,7 +110,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         start.distance(goal)
     );
     let mut all_arrived = None;
-    for second in 1..=120 {
+    let seconds: u32 = std::env::var("SECONDS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(120);
+    for second in 1..=seconds {
         for _ in 0..60 {
             sim.step(dt);
             let all = units
@@ -141,7 +145,39 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             );
         }
     }
+    print_states(&sim, &units);
     Ok(())
+}
+
+/// Each kind's members by movement state at the end.
+fn print_states(sim: &Sim, units: &[(convoy::UnitId, Vec2)]) {
+    let mut counts = std::collections::BTreeMap::<String, usize>::new();
+    for &(unit, _) in units {
+        let kind = sim
+            .vehicles()
+            .row_of(unit)
+            .map(|row| sim.vehicles().columns().kind()[row]);
+        let kind = kind.and_then(VehicleKind::from_u8);
+        if std::env::var("STUCK").is_ok() && sim.move_state(unit) == Ok(MoveState::Stuck) {
+            let row = sim.vehicles().row_of(unit).unwrap_or(0);
+            let columns = sim.vehicles().columns();
+            println!(
+                "  stuck {kind:?} at {} alt {} want {} drive_to {} goal {} v {}",
+                columns.position()[row],
+                columns.altitude()[row],
+                columns.desired_velocity()[row],
+                columns.drive_to()[row],
+                columns.goal()[row],
+                columns.velocity()[row]
+            );
+        }
+        *counts
+            .entry(format!("{kind:?} {:?}", sim.move_state(unit)))
+            .or_default() += 1;
+    }
+    for (what, count) in counts {
+        println!("  {what}: {count}");
+    }
 }
 
 /// Unit `i`'s place in a box of `count`: 5 wide for 20, 20 wide for 200.

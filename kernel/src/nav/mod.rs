@@ -7,6 +7,8 @@
 //!   formats, with typed errors naming file and line.
 //! - [`astar`]: grid A* (8-connected, octile, no corner cutting, terrain
 //!   costs), plain and expansion-bounded, with a reusable search context.
+//! - [`flow_field`]: a cost-to-goal field (backward Dijkstra) whose links
+//!   give every member of a group its optimal path from one search.
 //! - [`batch`]: many grid queries across the rayon pool, one search context
 //!   per worker, answers in request order whatever the thread count.
 //! - [`quadtree`]: the Armada quadtree (Davis 2000): decomposition, neighbour
@@ -27,6 +29,7 @@
 pub mod astar;
 pub mod batch;
 pub mod clearance;
+pub mod flow_field;
 pub mod grid;
 pub mod movingai;
 pub mod polygon;
@@ -38,6 +41,7 @@ pub mod world;
 pub use crate::geometry::turning;
 pub use astar::{BoundedPath, GridPlanner, Path, PathError, Progress};
 pub use batch::{BatchPlanner, GridAnswer, GridQuery, plan_batch};
+pub use flow_field::FlowField;
 pub use grid::{Cell, CostGrid, GridError, GridMap, Mobility, MobilityError, Terrain};
 pub use movingai::{
     MapError, MapParseError, ScenError, ScenParseError, Scenario, check_scenarios, load_map,

@@ -13,6 +13,7 @@ use thiserror::Error;
 
 mod config;
 mod events;
+mod group_plan;
 mod group_spots;
 mod orders;
 mod platoon_orders;
@@ -65,6 +66,7 @@ pub struct Sim {
     discs: Vec<Disc>,
     quality: QualityTotals,
     events: EventLog,
+    group_planner: group_plan::GroupPlanner,
     pool: Arc<ThreadPool>,
     pub(crate) tick: u64,
     pub(crate) time_s: f64,
@@ -107,6 +109,7 @@ impl Sim {
             discs: vec![Disc::default(); config.bodies.len()],
             quality: QualityTotals::default(),
             events: EventLog::default(),
+            group_planner: group_plan::GroupPlanner::default(),
             time_s: 0.0,
             config,
             vehicles: Vehicles::default(),

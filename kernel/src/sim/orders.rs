@@ -13,7 +13,7 @@ use thiserror::Error;
 
 use super::Sim;
 use super::group_spots::{assign_spots, destination_spots};
-use crate::data::path_requests::{PathRequest, Requester};
+use crate::data::path_requests::PathRequest;
 use crate::data::vehicles::{ARRIVE_RADIUS, Columns, PathState, STUCK_AFTER_S, StaleUnit, UnitId, VehicleKind};
 use crate::nav::WorldMap;
 
@@ -104,13 +104,15 @@ impl Sim {
 
     /// Orders `units` to `goal` as one group: each member gets its own
     /// destination spot in a block of ranks around `goal` facing `facing`
-    /// (a direction; zero: the way from the group's centre to the goal),
-    /// spaced by the widest ground member's length, on open ground reachable from
-    /// the goal; members take spots rank by rank so no two straight lines
-    /// to them cross (groups of up to 2,048 members
-    /// are untangled), and arrive facing `facing`. A member
-    /// in a platoon leaves it. Returns each member's spot, in `units`'
-    /// order. All or nothing: an error changes nothing.
+    /// (a direction; zero: the way from the group's centre to the goal):
+    /// ground members in one block on open ground reachable from the goal,
+    /// fliers in another (they never meet), each block spaced by its widest
+    /// member's length. Members take spots rank by rank so no two straight
+    /// lines to them cross (groups of up to 2,048 members per block are
+    /// untangled), and arrive facing `facing`. On a grid map one flow field
+    /// plans every ground member's route before this returns. A member in
+    /// a platoon leaves it. Returns each member's spot, in `units`' order.
+    /// All or nothing: an error changes nothing.
     pub fn order_group(
         &mut self,
         units: &[UnitId],
@@ -134,26 +136,28 @@ impl Sim {
             .try_normalize()
             .or_else(|| (goal - centre).try_normalize())
             .unwrap_or(Vec2::X);
-        let spacing = SPOT_SPACING_LENGTHS * 2.0 * self.widest_ground_member(&rows);
-        let map = self.config.map.grid();
-        let goal_region = map.and_then(|map| map.grid().region(map.cell_at(goal)?));
-        let open = |spot: Vec2| match (map, goal_region) {
-            (Some(map), Some(region)) => footprint_in_region(map, spot, 0.5 * spacing, region),
-            _ => true,
-        };
-        let spots = destination_spots(rows.len(), goal, facing, spacing, open);
-        let assignment = assign_spots(&positions, &spots, facing);
+        let altitude = &self.vehicles.columns().altitude;
+        let fliers: Vec<bool> = rows.iter().map(|&row| altitude[row] > 0.0).collect();
+        let mut spots = vec![goal; rows.len()];
+        for layer in [false, true] {
+            let members: Vec<usize> = (0..rows.len()).filter(|&i| fliers[i] == layer).collect();
+            let layer_spots = self.layer_spots(&members, &rows, &positions, goal, facing, layer);
+            for (&member, spot) in members.iter().zip(layer_spots) {
+                spots[member] = spot;
+            }
+        }
         let mut targets = Vec::with_capacity(units.len());
-        for (&unit, &spot) in units.iter().zip(&assignment) {
-            targets.push(self.reachable_goal(unit, spots[spot])?);
+        for (&unit, &spot) in units.iter().zip(&spots) {
+            targets.push(self.reachable_goal(unit, spot)?);
         }
         let heading = facing.y.atan2(facing.x);
-        for (&unit, &target) in units.iter().zip(&targets) {
+        for &unit in units {
             self.leave_platoon(unit).expect("checked live above");
             let row = self.vehicles.row_of(unit).expect("checked live above");
             self.vehicles.columns_mut().final_heading[row] = heading;
-            self.queue_move(unit, target);
         }
+        self.paths.cancel(&sorted(units));
+        self.plan_group(units, &targets, goal);
         Ok(targets)
     }
 
@@ -163,23 +167,7 @@ impl Sim {
     /// changes nothing.
     pub fn stop(&mut self, units: &[UnitId]) -> Result<(), OrderError> {
         let rows = self.group_rows(units)?;
-        self.paths.queue.retain(|request| match request.requester() {
-            Requester::Unit(unit) => !units.contains(&unit),
-            Requester::Platoon(_) => true,
-        });
-        let in_flight: Vec<usize> = self
-            .paths
-            .flights
-            .requests()
-            .filter(|(_, request)| match request.requester() {
-                Requester::Unit(unit) => units.contains(&unit),
-                Requester::Platoon(_) => false,
-            })
-            .map(|(slot, _)| slot)
-            .collect();
-        for slot in in_flight {
-            self.paths.flights.abandon(slot);
-        }
+        self.paths.cancel(&sorted(units));
         for (&unit, &row) in units.iter().zip(&rows) {
             self.leave_platoon(unit).expect("checked live above");
             let here = self.vehicles.columns().position[row];
@@ -201,18 +189,38 @@ impl Sim {
         Ok(move_state_at(self.vehicles.columns(), row))
     }
 
-    /// The largest ground semi-axis among the ground members of `rows`
-    /// (among all when every one flies: fliers only meet each other).
-    fn widest_ground_member(&self, rows: &[usize]) -> f32 {
-        let columns = self.vehicles.columns();
-        let widest = |ground_only: bool| {
-            rows.iter()
-                .filter(|&&row| !ground_only || columns.altitude[row] <= 0.0)
-                .map(|&row| columns.shield[row].x.max(columns.shield[row].y))
-                .fold(0.0f32, f32::max)
+    /// The spots of one layer of a group (`members`, indices into `rows`
+    /// and `positions`): fliers and ground units never meet, so each layer
+    /// gets its own block, spaced by its widest member; ground spots lie on
+    /// open ground of the goal's region. In `members`' order.
+    fn layer_spots(
+        &self,
+        members: &[usize],
+        rows: &[usize],
+        positions: &[Vec2],
+        goal: Vec2,
+        facing: Vec2,
+        fly: bool,
+    ) -> Vec<Vec2> {
+        if members.is_empty() {
+            return Vec::new();
+        }
+        let shield = &self.vehicles.columns().shield;
+        let widest = members
+            .iter()
+            .map(|&i| shield[rows[i]].x.max(shield[rows[i]].y))
+            .fold(0.0f32, f32::max);
+        let spacing = SPOT_SPACING_LENGTHS * 2.0 * widest;
+        let map = self.config.map.grid().filter(|_| !fly);
+        let goal_region = map.and_then(|map| map.grid().region(map.cell_at(goal)?));
+        let open = |spot: Vec2| match (map, goal_region) {
+            (Some(map), Some(region)) => footprint_in_region(map, spot, 0.5 * spacing, region),
+            _ => true,
         };
-        let ground = widest(true);
-        if ground > 0.0 { ground } else { widest(false) }
+        let spots = destination_spots(members.len(), goal, facing, spacing, open);
+        let from: Vec<Vec2> = members.iter().map(|&i| positions[i]).collect();
+        let assignment = assign_spots(&from, &spots, facing);
+        assignment.into_iter().map(|spot| spots[spot]).collect()
     }
 
     /// The rows of `units`, refusing a stale or repeated handle.
@@ -271,11 +279,18 @@ impl Sim {
     }
 
     /// Queues `unit`'s request for `goal` (already checked).
-    fn queue_move(&mut self, unit: UnitId, goal: Vec2) {
+    pub(super) fn queue_move(&mut self, unit: UnitId, goal: Vec2) {
         let row = self.vehicles.row_of(unit).expect("checked by the caller");
         self.paths.push(PathRequest::for_unit(unit, goal));
         self.vehicles.columns_mut().route_pending[row] = PathState::Pending as u8;
     }
+}
+
+/// `units` in handle order, for binary searches.
+fn sorted(units: &[UnitId]) -> Vec<UnitId> {
+    let mut sorted = units.to_vec();
+    sorted.sort_unstable();
+    sorted
 }
 
 /// The state of the unit in `row`.

@@ -143,6 +143,40 @@ impl PathService {
         self.queue.push(request);
     }
 
+    /// Drops the queued and in-flight requests of `units` (sorted).
+    pub(crate) fn cancel(&mut self, units: &[UnitId]) {
+        let listed = |request: &PathRequest| match request.requester() {
+            Requester::Unit(unit) => units.binary_search(&unit).is_ok(),
+            Requester::Platoon(_) => false,
+        };
+        self.queue.retain(|request| !listed(request));
+        for slot in 0..BATCH {
+            if self.flights.requests().any(|(at, request)| at == slot && listed(request)) {
+                self.flights.abandon(slot);
+            }
+        }
+    }
+
+    /// Gives `unit` `route` (its corners after where it stands) to `goal`
+    /// at once, as a search's answer would (outside the tick).
+    pub(crate) fn give_route(
+        &mut self,
+        vehicles: &mut Vehicles,
+        platoons: &mut Platoons,
+        unit: UnitId,
+        goal: Vec2,
+        route: &[Vec2],
+    ) {
+        let mut stats = ServeStats::default();
+        let mut movers = Movers {
+            vehicles,
+            platoons,
+            routes: &mut self.routes,
+            stats: &mut stats,
+        };
+        movers.accept_for_unit(unit, goal, Some(route));
+    }
+
     /// Requests waiting or in flight.
     #[must_use]
     pub fn waiting(&self) -> usize {
@@ -284,10 +318,23 @@ impl PathService {
                     let here = position[row];
                     let len = route_len[row];
                     let mut needs_path = false;
+                    let due = (tick + row as u64).is_multiple_of(BAD_POSITION_CHECK_TICKS);
                     if len > 0 {
                         let slot = handle_slot[row];
                         let mut next = next_rows[offset].min(len - 1);
                         let solo = platoon[row] == NONE;
+                        // Pushed off its route (a crowd at a corner): back
+                        // to the last corner in sight, or a new path.
+                        let flies = || {
+                            VehicleKind::from_u8(kind[row]).is_some_and(|kind| kind.handling().flies)
+                        };
+                        if let Some(map) = map.filter(|_| due && solo && !flies()) {
+                            let reach = 3f32.sqrt() * max_speed[row];
+                            match corner_in_sight(map, routes.of(slot), next, here, reach) {
+                                Some(seen) => next = seen,
+                                None => needs_path = true,
+                            }
+                        }
                         // A member drops its own path once its end is in
                         // sight (below), curve or not.
                         let end_in_sight = || {
@@ -350,11 +397,10 @@ impl PathService {
                             flag_rows[offset] = DROP_ROUTE;
                             continue;
                         }
-                        needs_path = solo && reached && next + 1 == len && corner != goal[row];
+                        needs_path |= solo && reached && next + 1 == len && corner != goal[row];
                     } else if platoon[row] == NONE {
                         drive_to_rows[offset] = goal[row];
                     }
-                    let due = (tick + row as u64).is_multiple_of(BAD_POSITION_CHECK_TICKS);
                     if let Some(map) = map.filter(|_| due && len == 0) {
                         let flies = VehicleKind::from_u8(kind[row])
                             .is_some_and(|kind| kind.handling().flies);
@@ -442,6 +488,18 @@ impl Movers<'_> {
             }
             Requester::Platoon(id) => self.platoons.get(id).map(|platoon| platoon.position),
         }
+    }
+
+    /// Whether the requester is a flying unit: no wall stops it, so its
+    /// route is the straight line.
+    fn flies(&self, request: &PathRequest) -> bool {
+        let Requester::Unit(unit) = request.requester() else {
+            return false;
+        };
+        self.vehicles.row_of(unit).is_some_and(|row| {
+            VehicleKind::from_u8(self.vehicles.columns().kind()[row])
+                .is_some_and(|kind| kind.handling().flies)
+        })
     }
 
     /// Gives the requester `route` (its corners after the start), or the
@@ -559,6 +617,19 @@ fn next_batch<'b>(
     Some(batch)
 }
 
+/// The corner of `route` a unit at `here` should drive for, instead of
+/// corner `next`: `next` itself if it is within `reach` or in sight, else
+/// the latest earlier corner in sight; `None` when none is (the unit needs
+/// a new path: its first corner is always in sight from where the route
+/// began, see [`start_at_cell_centre`]).
+fn corner_in_sight(map: &WorldMap, route: &[Vec2], next: u32, here: Vec2, reach: f32) -> Option<u32> {
+    let corner = route[next as usize];
+    if here.distance(corner) <= reach || map.segment_is_clear(here, corner) {
+        return Some(next);
+    }
+    (0..next).rev().find(|&k| map.segment_is_clear(here, route[k as usize]))
+}
+
 /// Serves the queue on a grid map with resumable searches: rounds resume
 /// the searches in flight with what is left of the work budget, then start
 /// queued requests in the slots that ended, until the budget, the request
@@ -602,9 +673,7 @@ fn serve_grid(
                 return;
             };
             map.corners_into(path, request.goal, corners);
-            if let Requester::Platoon(_) = request.requester() {
-                start_at_cell_centre(map, movers.start_of(request), path, corners);
-            }
+            start_at_cell_centre(map, movers.start_of(request), path, corners);
             movers.accept(request, Some(corners));
         });
     }
@@ -625,9 +694,9 @@ fn drop_orphaned_flights(flights: &mut SearchFlights, movers: &mut Movers<'_>) {
 
 /// Starts `request`'s search in the free `slot`, from the cell its
 /// requester stands on. A search in flight for the same requester is
-/// overtaken and dropped. A request whose requester is gone is dropped;
-/// one with an end off the map, blocked or unreachable is answered at once
-/// with no path.
+/// overtaken and dropped. A request whose requester is gone is dropped; a
+/// flier's is answered at once with the straight line; one with an end off
+/// the map, blocked or unreachable is answered at once with no path.
 fn start_search(
     flights: &mut SearchFlights,
     slot: usize,
@@ -647,6 +716,10 @@ fn start_search(
         movers.stats.dropped += 1;
         return;
     };
+    if movers.flies(&request) {
+        movers.accept(&request, Some(&[request.goal]));
+        return;
+    }
     let ends = map.cell_at(position).zip(map.cell_at(request.goal));
     let begun = ends.is_some_and(|ends| flights.begin(slot, request, ends, map.grid()).is_ok());
     if !begun {
@@ -654,12 +727,12 @@ fn start_search(
     }
 }
 
-/// A platoon walks its path from where it stands, not from its cell's
-/// centre, which string pulling saw the first corner from: when that first
-/// leg would clip a wall, the path goes by the cell's centre first (the
-/// last corner is dropped if the route is full; the platoon asks for the
-/// rest at the end).
-fn start_at_cell_centre(map: &WorldMap, start: Option<Vec2>, path: &Path, corners: &mut Vec<Vec2>) {
+/// A unit or platoon walks its path from where it stands, not from its
+/// cell's centre, which string pulling saw the first corner from: when that
+/// first leg would clip a wall, the path goes by the cell's centre first
+/// (the last corner is dropped if the route is full; the requester asks for
+/// the rest at the end).
+pub(crate) fn start_at_cell_centre(map: &WorldMap, start: Option<Vec2>, path: &Path, corners: &mut Vec<Vec2>) {
     let (Some(start), Some(&cell), Some(&first)) = (start, path.cells.first(), corners.first())
     else {
         return;

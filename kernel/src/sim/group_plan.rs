@@ -1,0 +1,113 @@
+//! One plan for a whole group order on a grid map.
+//!
+//! A group's members share a goal, so one [`FlowField`] from the goal
+//! (Emerson, *Crowd Pathfinding and Steering Using Flow Field Tiles*, Game
+//! AI Pro 2013) answers all of them: each ground member's optimal path to
+//! the goal is read off the field's links, extended by the straight line
+//! from the goal to the member's own spot, and string-pulled into its route
+//! as a search's answer would be. Members get their routes in the order
+//! call itself, so they start moving on the next tick, and the `paths`
+//! stage's queue stays free for other orders. A member the field cannot
+//! serve — a flier, one on a polygon map (whose bridges only the
+//! visibility graph knows), one in another region, or one whose spot the
+//! goal cannot see — queues its own search instead.
+
+use glam::Vec2;
+
+use super::Sim;
+use super::config::Map;
+use crate::data::vehicles::{UnitId, VehicleKind};
+use crate::nav::grid::Cell;
+use crate::nav::quadtree::supercover;
+use crate::nav::{FlowField, Path, WorldMap};
+use crate::stages::paths::start_at_cell_centre;
+
+/// The working memory of group plans, reused across orders.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct GroupPlanner {
+    field: FlowField,
+    starts: Vec<Cell>,
+    path: Path,
+    corners: Vec<Vec2>,
+}
+
+impl Sim {
+    /// Gives every member of `units` its route to its `targets` spot from
+    /// one field planned to `goal`; members the field cannot serve queue
+    /// their own search. Their earlier requests are already cancelled.
+    pub(super) fn plan_group(&mut self, units: &[UnitId], targets: &[Vec2], goal: Vec2) {
+        let Map::Grid(map) = &self.config.map else {
+            return self.queue_each(units, targets);
+        };
+        let map = std::sync::Arc::clone(map);
+        let Some(goal_cell) = map.cell_at(goal) else {
+            return self.queue_each(units, targets);
+        };
+        let mut planner = std::mem::take(&mut self.group_planner);
+        planner.starts.clear();
+        planner
+            .starts
+            .extend(units.iter().filter_map(|&unit| map.cell_at(self.ground_position(unit)?)));
+        let planned = planner.field.plan(map.grid(), goal_cell, &planner.starts).is_ok();
+        for (&unit, &target) in units.iter().zip(targets) {
+            let routed = planned
+                && self
+                    .ground_position(unit)
+                    .is_some_and(|from| planner.route(&map, from, goal_cell, target));
+            if routed {
+                self.paths
+                    .give_route(&mut self.vehicles, &mut self.platoons, unit, target, &planner.corners);
+            } else {
+                self.queue_move(unit, target);
+            }
+        }
+        self.group_planner = planner;
+    }
+
+    /// Where a ground unit stands (`None` for a flier).
+    fn ground_position(&self, unit: UnitId) -> Option<Vec2> {
+        let row = self.vehicles.row_of(unit)?;
+        let columns = self.vehicles.columns();
+        let flies = VehicleKind::from_u8(columns.kind[row]).is_some_and(|kind| kind.handling().flies);
+        (!flies).then(|| columns.position[row])
+    }
+
+    fn queue_each(&mut self, units: &[UnitId], targets: &[Vec2]) {
+        for (&unit, &target) in units.iter().zip(targets) {
+            self.queue_move(unit, target);
+        }
+    }
+}
+
+impl GroupPlanner {
+    /// Writes into `corners` the route from `from` by the field to the
+    /// goal cell and on to `target`. Returns `false` when the field did not
+    /// reach `from`'s cell, or the goal cell does not see `target`.
+    fn route(&mut self, map: &WorldMap, from: Vec2, goal: Cell, target: Vec2) -> bool {
+        let Some(start) = map.cell_at(from) else {
+            return false;
+        };
+        if !self.field.path_into(map.grid(), start, &mut self.path) {
+            return false;
+        }
+        let Some(target_cell) = map.cell_at(target) else {
+            return false;
+        };
+        if target_cell != goal {
+            let cells = &mut self.path.cells;
+            let grid = map.grid();
+            let clear = supercover(goal, target_cell, |cell| {
+                if cell != goal {
+                    cells.push(cell);
+                }
+                grid.passable(cell)
+            });
+            if !clear {
+                return false;
+            }
+        }
+        map.corners_into(&self.path, target, &mut self.corners);
+        start_at_cell_centre(map, Some(from), &self.path, &mut self.corners);
+        true
+    }
+}

@@ -1,0 +1,200 @@
+//! A group order on a grid map is planned once for the whole group: every
+//! ground member has its route when the order returns (no search queued),
+//! each route runs by line of sight from corner to corner to the member's
+//! own spot, and is about as short as the member's own optimal path
+//! (checked against plain grid A*).
+
+#![allow(clippy::unwrap_used)]
+
+use std::sync::Arc;
+
+use convoy::glam::Vec2;
+use convoy::nav::{GridPlanner, Mobility, WorldMap, load_map};
+use convoy::{Bounds, Map, MoveState, Sim, SimConfig, UnitId, UnitSpec, VehicleKind};
+
+const CELL_M: f32 = 8.0;
+const DT: f32 = 1.0 / 60.0;
+
+fn arena2() -> Arc<WorldMap> {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../profiles/maps/arena2.map");
+    let grid = load_map(path).unwrap();
+    Arc::new(WorldMap::new(&grid, Mobility::GROUND, Vec2::ZERO, CELL_M).unwrap())
+}
+
+const KINDS: [VehicleKind; 4] = [
+    VehicleKind::Tracked,
+    VehicleKind::Wheeled,
+    VehicleKind::Infantry,
+    VehicleKind::RotaryWing,
+];
+
+/// Member `i`'s place in a block `files` wide and `ranks` deep, 10 m apart.
+fn offset(i: usize, files: usize, ranks: usize) -> Vec2 {
+    let centred = |k: usize, n: usize| k as f32 - (n as f32 - 1.0) / 2.0;
+    Vec2::new(centred(i % files, files), centred(i / files, ranks)) * 10.0
+}
+
+/// The first block centre (scanning rows) whose `files` × `ranks` block is
+/// open, and a goal 300 m away in its region behind walls, whose block is
+/// open too.
+fn block_and_goal(map: &WorldMap, files: usize, ranks: usize) -> (Vec2, Vec2) {
+    let grid = map.grid();
+    let cells = (0..grid.height()).flat_map(|y| (0..grid.width()).map(move |x| (x, y)));
+    let centres: Vec<Vec2> = cells
+        .map(|(x, y)| map.centre_of(convoy::nav::Cell::new(x, y)))
+        .collect();
+    let open =
+        |centre: Vec2| (0..files * ranks).all(|i| map.is_open(centre + offset(i, files, ranks)));
+    centres
+        .iter()
+        .filter(|&&start| open(start))
+        .find_map(|&start| {
+            let from = map.cell_at(start).unwrap();
+            centres
+                .iter()
+                .find(|&&goal| {
+                    (goal.distance(start) - 300.0).abs() < 4.0
+                        && open(goal)
+                        && grid.connected(from, map.cell_at(goal).unwrap())
+                        && !map.segment_is_clear(start, goal)
+                })
+                .map(|&goal| (start, goal))
+        })
+        .expect("arena2 has an open block with a hidden goal 300 m away")
+}
+
+fn sim_on(map: &Arc<WorldMap>) -> Sim {
+    let bounds = map.bounds();
+    let mut config = SimConfig::new(Bounds::new(bounds.min - 50.0, bounds.max + 50.0));
+    config.map = Map::Grid(Arc::clone(map));
+    config.threads = 1;
+    Sim::new(config).unwrap()
+}
+
+/// `files × ranks` units of the four kinds in turn, in a block at `centre`.
+fn spawn_block(sim: &mut Sim, centre: Vec2, files: usize, ranks: usize) -> Vec<UnitId> {
+    (0..files * ranks)
+        .map(|i| {
+            let spec = UnitSpec::new(KINDS[i % 4], centre + offset(i, files, ranks));
+            sim.spawn(&spec).unwrap()
+        })
+        .collect()
+}
+
+fn kind_of(sim: &Sim, unit: UnitId) -> VehicleKind {
+    let row = sim.vehicles().row_of(unit).unwrap();
+    VehicleKind::from_u8(sim.vehicles().columns().kind()[row]).unwrap()
+}
+
+#[test]
+fn every_ground_member_gets_a_clear_near_optimal_route_when_the_order_returns() {
+    let map = arena2();
+    let mut sim = sim_on(&map);
+    let (centre, goal) = block_and_goal(&map, 8, 6);
+    let units = spawn_block(&mut sim, centre, 8, 6);
+    let spots = sim.order_group(&units, goal, Vec2::ZERO).unwrap();
+
+    let columns = sim.vehicles().columns();
+    let flier = |unit: UnitId| kind_of(&sim, unit) == VehicleKind::RotaryWing;
+    let fliers = units.iter().filter(|&&unit| flier(unit)).count();
+    assert_eq!(
+        sim.open_path_requests(),
+        fliers,
+        "only the fliers wait for the paths stage"
+    );
+    let mut astar = GridPlanner::new();
+    for (&unit, &spot) in units.iter().zip(&spots) {
+        let state = sim.move_state(unit).unwrap();
+        if flier(unit) {
+            assert_eq!(state, MoveState::WaitingForPath);
+            continue;
+        }
+        assert_eq!(state, MoveState::Moving, "{unit:?} has its route at once");
+        let row = sim.vehicles().row_of(unit).unwrap();
+        let here = columns.position()[row];
+        let len = columns.route_len()[row] as usize;
+        let slot = columns.handle_slot()[row];
+        let route = &sim.routes().of(slot)[..len];
+        assert_eq!(route.last(), Some(&spot), "the route ends at the spot");
+        for leg in route.windows(2) {
+            assert!(map.line_is_clear(leg[0], leg[1]), "{leg:?} crosses a wall");
+        }
+        let travelled: f32 = std::iter::once(here)
+            .chain(route.iter().copied())
+            .collect::<Vec<_>>()
+            .windows(2)
+            .map(|leg| leg[0].distance(leg[1]))
+            .sum();
+        let optimal = astar
+            .find_path(
+                map.grid(),
+                map.cell_at(here).unwrap(),
+                map.cell_at(spot).unwrap(),
+            )
+            .unwrap();
+        let optimal_m = optimal.length as f32 * CELL_M;
+        assert!(
+            travelled <= optimal_m * 1.05 + 2.0 * CELL_M,
+            "{unit:?}: a {travelled:.0} m route where the optimum is {optimal_m:.0} m"
+        );
+    }
+}
+
+/// Seconds until `units` have all arrived at once (or `limit_s` passes).
+fn time_to_arrive(sim: &mut Sim, units: &[UnitId], limit_s: f64) -> f64 {
+    let start = sim.time_s();
+    while sim.time_s() - start < limit_s {
+        sim.step(DT);
+        if units
+            .iter()
+            .all(|&unit| sim.move_state(unit) == Ok(MoveState::Arrived))
+        {
+            return sim.time_s() - start;
+        }
+    }
+    f64::INFINITY
+}
+
+/// The slow kinds set a mixed group's pace on a shared road: the ground
+/// members are held to twice the slowest ground kind's time alone, the
+/// fliers (which share no road with them) to twice theirs.
+#[test]
+fn two_hundred_mixed_units_arrive_within_twice_the_time_of_their_slowest_kind_alone() {
+    let map = arena2();
+    let (centre, goal) = block_and_goal(&map, 20, 10);
+    let alone: Vec<f64> = KINDS
+        .iter()
+        .map(|&kind| {
+            let mut sim = sim_on(&map);
+            let unit = sim.spawn(&UnitSpec::new(kind, centre)).unwrap();
+            sim.order_move(unit, goal).unwrap();
+            time_to_arrive(&mut sim, &[unit], 600.0)
+        })
+        .collect();
+    let flier = |kind: VehicleKind| kind == VehicleKind::RotaryWing;
+    let slowest_ground = KINDS
+        .iter()
+        .zip(&alone)
+        .filter(|&(&kind, _)| !flier(kind))
+        .map(|(_, &time)| time)
+        .fold(0.0, f64::max);
+    let flier_alone = alone[3];
+    assert!(slowest_ground.is_finite() && flier_alone.is_finite());
+
+    let mut sim = sim_on(&map);
+    let units = spawn_block(&mut sim, centre, 20, 10);
+    sim.order_group(&units, goal, Vec2::ZERO).unwrap();
+    let (fliers, ground): (Vec<UnitId>, Vec<UnitId>) =
+        units.iter().partition(|&&unit| flier(kind_of(&sim, unit)));
+    let fliers_in = time_to_arrive(&mut sim, &fliers, 2.0 * flier_alone);
+    assert!(
+        fliers_in <= 2.0 * flier_alone,
+        "fliers alone in {flier_alone:.1} s, not all arrived in twice that"
+    );
+    let left = 2.0 * slowest_ground - sim.time_s();
+    let ground_in = time_to_arrive(&mut sim, &ground, left);
+    assert!(
+        ground_in.is_finite(),
+        "the slowest ground kind alone in {slowest_ground:.1} s; the ground members not all arrived in twice that"
+    );
+}
