@@ -6,7 +6,7 @@
 //! reports its counters to its timer.
 
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use rayon::{ThreadPool, ThreadPoolBuilder};
 use thiserror::Error;
@@ -17,6 +17,7 @@ mod group_spots;
 mod orders;
 mod platoon_orders;
 mod quality;
+mod queries;
 mod views;
 pub mod snapshot;
 
@@ -24,6 +25,7 @@ pub use config::{ConfigError, Map, SimConfig};
 pub use events::Event;
 pub use orders::{MoveState, OrderError, UnreachableGoals};
 pub use quality::Quality;
+pub use queries::{QueryError, QueryFilter, QueryHit};
 pub use views::{EngineColumns, PlatoonView};
 use events::EventLog;
 use quality::QualityTotals;
@@ -66,6 +68,9 @@ pub struct Sim {
     quality: QualityTotals,
     events: EventLog,
     pool: Arc<ThreadPool>,
+    /// Whether `spatial` holds the units as they are (rebuilt at the end of
+    /// the last tick, and no unit spawned, despawned or moved since).
+    spatial_fresh: bool,
     pub(crate) tick: u64,
     pub(crate) time_s: f64,
 }
@@ -118,6 +123,7 @@ impl Sim {
             separation,
             spatial_stage: SpatialStage::default(),
             pool: Arc::new(pool),
+            spatial_fresh: false,
             tick: 0,
         })
     }
@@ -151,6 +157,7 @@ impl Sim {
     #[cfg(feature = "internals")]
     #[doc(hidden)]
     pub fn vehicles_mut(&mut self) -> crate::data::vehicles::ColumnsMut<'_> {
+        self.spatial_fresh = false;
         self.vehicles.columns_mut()
     }
 
@@ -175,6 +182,7 @@ impl Sim {
         let row = self.vehicles.row_of(id).expect("just spawned");
         let state = orders::move_state_at(self.vehicles.columns(), row);
         self.vehicles.columns_mut().move_state[row] = state as u8;
+        self.spatial_fresh = false;
         self.reserve(self.vehicles.len());
         Ok(id)
     }
@@ -183,7 +191,9 @@ impl Sim {
     /// its platoon first (see [`Sim::leave_platoon`]).
     pub fn despawn(&mut self, id: UnitId) -> Result<(), StaleUnit> {
         self.leave_platoon(id).map_err(|_| StaleUnit(id))?;
-        self.vehicles.despawn(id)
+        self.vehicles.despawn(id)?;
+        self.spatial_fresh = false;
+        Ok(())
     }
 
     /// Sizes every stage's scratch for `units`, so ticks never allocate.
@@ -249,17 +259,18 @@ impl Sim {
         }
         let dt = dt.min(self.config.max_dt);
         let pool = Arc::clone(&self.pool);
-        pool.install(|| self.run_stages(dt));
+        let reordered = pool.install(|| self.run_stages(dt));
         self.learn_of_removed_bridges();
-        self.events.collect(&mut self.vehicles, &self.platoons);
+        self.events
+            .collect(&mut self.vehicles, &self.platoons, reordered);
         self.tick += 1;
         self.time_s += f64::from(dt);
         Ok(())
     }
 
-    /// What happened in the last tick (arrivals, paths not found, units
-    /// stuck and free again, platoons arrived), in row order then platoon
-    /// order; replaced by every step.
+    /// What happened in the last tick (rows reordered, arrivals, paths not
+    /// found, units stuck and free again, platoons arrived), the reorder
+    /// first, then in row order, then platoon order; replaced by every step.
     #[must_use]
     pub fn events(&self) -> &[Event] {
         self.events.events()
@@ -301,11 +312,18 @@ impl Sim {
         }
     }
 
-    fn run_stages(&mut self, dt: f32) {
-        let reorder_due = self.config.reorder_interval > 0
-            && self
-                .tick
-                .is_multiple_of(u64::from(self.config.reorder_interval));
+    /// Runs the stages; returns whether the rows were reordered.
+    ///
+    /// The spatial hash is rebuilt at the end of the tick, so gameplay
+    /// queries see the tick's final positions and the next tick starts from
+    /// it; only when units were spawned, despawned or moved by the engine
+    /// since is it rebuilt at the start too.
+    fn run_stages(&mut self, dt: f32) -> bool {
+        let interval = u64::from(self.config.reorder_interval);
+        let due = |tick: u64| interval > 0 && tick.is_multiple_of(interval);
+        let (reorder_now, reorder_next) = (due(self.tick), due(self.tick + 1));
+        let fresh = self.spatial_fresh;
+        let mut reordered = false;
         let Sim {
             config,
             vehicles,
@@ -327,14 +345,11 @@ impl Sim {
             *disc = body.disc_at(*time_s);
         }
         instruments.tick(|stages| {
-            let built = stages.run(Stage::Spatial, || {
-                spatial_stage.run(spatial, vehicles, reorder_due)
-            });
-            stages.stats.spatial.fold(SpatialFigures {
-                reorders: f64::from(u8::from(built.reordered)),
-                max_cell_units: f64::from(built.max_cell_units),
-                outside_bounds: f64::from(built.outside_bounds),
-            });
+            let started = Instant::now();
+            if !fresh {
+                reordered |= spatial_stage.run(spatial, vehicles, reorder_now).reordered;
+            }
+            let earlier = started.elapsed();
             let served = stages.run(Stage::Paths, || {
                 paths.run(
                     vehicles,
@@ -432,11 +447,22 @@ impl Sim {
                 max_overlap_m: f64::from(pass.max_overlap_m),
                 max_overlap_rel: f64::from(pass.max_overlap_rel),
             });
+            let built = stages.run_adding(Stage::Spatial, earlier, || {
+                spatial_stage.run(spatial, vehicles, reorder_next)
+            });
+            reordered |= built.reordered;
+            stages.stats.spatial.fold(SpatialFigures {
+                reorders: f64::from(u8::from(reordered)),
+                max_cell_units: f64::from(built.max_cell_units),
+                outside_bounds: f64::from(built.outside_bounds),
+            });
             Gauges {
                 units: vehicles.len(),
                 open_path_requests: paths.waiting(),
             }
         });
+        self.spatial_fresh = true;
+        reordered
     }
 
     /// Every stage's typed figures since the last reset (the report's
@@ -533,6 +559,7 @@ impl Sim {
         self.paths.reserve(requests, slots, planner);
         self.tick = state.tick;
         self.time_s = state.time_s;
+        self.spatial_fresh = false;
         self.events = EventLog::default();
         self.events
             .reserve(self.vehicles.len(), self.platoons.records.len());

@@ -53,7 +53,7 @@ use crate::data::vehicles::{Columns, HandleSlot, Vehicles};
 /// First bytes of every snapshot.
 pub const MAGIC: [u8; 8] = *b"CONVOYSN";
 /// The format version this build writes and reads.
-pub const VERSION: u32 = 5;
+pub const VERSION: u32 = 6;
 
 const NAME_BYTES: usize = 32;
 const TABLE_ENTRY_BYTES: usize = NAME_BYTES + 3 * 8;

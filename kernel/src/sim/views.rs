@@ -144,6 +144,7 @@ impl Sim {
 
     /// The columns an engine may write between ticks; see [`EngineColumns`].
     pub fn columns_mut(&mut self) -> EngineColumns<'_> {
+        self.spatial_fresh = false;
         let columns = self.vehicles.columns_mut();
         EngineColumns {
             position: columns.position,
