@@ -37,7 +37,7 @@ pub use nav::polygon::BridgeSpec;
 pub use nav::visgraph::{BridgeError, FactionId};
 pub use sim::snapshot::SnapshotError;
 pub use sim::{
-    BadStep, ConfigError, EngineColumns, Event, Map, MoveState, OrderError, PlatoonView, Quality,
-    QueryError, QueryFilter, QueryHit, Sim, SimConfig, UnreachableGoals,
+    BadStep, ConfigError, EngineColumns, Event, Map, MoveState, OrderError, ParamsError,
+    PlatoonView, Quality, QueryError, QueryFilter, QueryHit, Sim, SimConfig, UnreachableGoals,
 };
 pub use stages::steering::field::{Disc, OrbitingBody};

@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 use rayon::{ThreadPool, ThreadPoolBuilder};
 use thiserror::Error;
 
+mod checksum;
 mod config;
 mod events;
 mod group_spots;
@@ -26,7 +27,7 @@ pub use events::Event;
 pub use orders::{MoveState, OrderError, UnreachableGoals};
 pub use quality::Quality;
 pub use queries::{QueryError, QueryFilter, QueryHit};
-pub use views::{EngineColumns, PlatoonView};
+pub use views::{EngineColumns, ParamsError, PlatoonView};
 use events::EventLog;
 use quality::QualityTotals;
 use crate::data::platoons::Platoons;
@@ -501,21 +502,6 @@ impl Sim {
     #[must_use]
     pub fn report(&self) -> (Vec<TimingReport>, TimingReport) {
         self.instruments.report()
-    }
-
-    /// A 64-bit XXH3 hash of the whole simulation state: every section a
-    /// snapshot holds (tick, map identity, unit count and clock, every
-    /// column, the handle table, the path queue and searches in flight,
-    /// routes and platoons). Equal checksums mean bit-identical state.
-    #[must_use]
-    pub fn checksum(&self) -> u64 {
-        let mut hasher = xxhash_rust::xxh3::Xxh3::new();
-        for (name, bytes) in snapshot::state_sections(self) {
-            hasher.update(name.as_bytes());
-            hasher.update(&(bytes.len() as u64).to_le_bytes());
-            hasher.update(&bytes);
-        }
-        hasher.digest()
     }
 
     /// Identifies the world a snapshot belongs to: a hash of the bounds,
