@@ -35,6 +35,7 @@ pub use instrument::{
 };
 pub use nav::polygon::BridgeSpec;
 pub use nav::visgraph::{BridgeError, FactionId};
+pub use rayon;
 pub use sim::snapshot::SnapshotError;
 pub use sim::{
     BadStep, ConfigError, EngineColumns, Event, Map, MoveState, OrderError, ParamsError,

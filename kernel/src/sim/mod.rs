@@ -68,7 +68,8 @@ pub struct Sim {
     discs: Vec<Disc>,
     quality: QualityTotals,
     events: EventLog,
-    pool: Arc<ThreadPool>,
+    /// The pool stages run in; `None`: one thread, no pool.
+    pool: Option<Arc<ThreadPool>>,
     /// Whether `spatial` holds the units as they are (rebuilt at the end of
     /// the last tick, and no unit spawned, despawned or moved since).
     spatial_fresh: bool,
@@ -77,13 +78,16 @@ pub struct Sim {
 }
 
 impl Sim {
-    /// A world with no units.
+    /// A world with no units, stepped in the engine's pool
+    /// ([`SimConfig::pool`]), on the stepping thread alone (`threads` 1), or
+    /// in a pool of `threads` that takes in the calling thread when it can.
     ///
-    /// The calling thread joins the pool as worker 0 when it can (rayon's
-    /// `use_current_thread`), so `step` on this thread hands work to the
-    /// others without going through rayon's injector, which allocates.
+    /// `step` allocates nothing after warm-up when called from the thread
+    /// that built the `Sim`, from inside its pool, or on any thread without
+    /// a pool. From any other thread, rayon hands each step to the pool
+    /// through its injector, which allocates a block every 63 steps.
     pub fn new(config: SimConfig) -> Result<Sim, ConfigError> {
-        if config.threads == 0 {
+        if config.threads == 0 && config.pool.is_none() {
             return Err(ConfigError::NoThreads);
         }
         let radius = config.neighbour_radius;
@@ -100,14 +104,7 @@ impl Sim {
         let cell_size = config.cell_size.unwrap_or(radius);
         let spatial = SpatialHash::new(config.bounds, cell_size)?;
         let separation = Separation::new(config.bounds, cell_size, config.separation_iterations)?;
-        let builder = || ThreadPoolBuilder::new().num_threads(config.threads);
-        let pool = builder()
-            .use_current_thread()
-            .build()
-            .or_else(|_already_in_a_pool| builder().build())?;
-        // A worker's first steal creates its crossbeam-epoch handle (an
-        // allocation): make it here, not inside some later tick.
-        pool.broadcast(|_| drop(crossbeam_epoch::pin()));
+        let pool = pool_for(&config)?;
         Ok(Sim {
             instruments: Instruments::new(config.budgets),
             discs: vec![Disc::default(); config.bodies.len()],
@@ -123,7 +120,7 @@ impl Sim {
             steering: Steering::default(),
             separation,
             spatial_stage: SpatialStage::default(),
-            pool: Arc::new(pool),
+            pool,
             spatial_fresh: false,
             tick: 0,
         })
@@ -135,10 +132,10 @@ impl Sim {
         &self.config
     }
 
-    /// Worker threads in the pool.
+    /// Worker threads in the pool (1 without a pool).
     #[must_use]
     pub fn threads(&self) -> usize {
-        self.pool.current_num_threads()
+        self.pool.as_ref().map_or(1, |pool| pool.current_num_threads())
     }
 
     /// Ticks stepped so far.
@@ -201,7 +198,7 @@ impl Sim {
     pub fn reserve(&mut self, units: usize) {
         self.spatial.reserve(units);
         let slots = self.vehicles.handle_parts().0.len();
-        let threads = self.pool.current_num_threads();
+        let threads = self.threads();
         let planner = planner(&self.config);
         let requests = units + self.platoons.records().len();
         self.paths.reserve(requests, slots.max(units), planner);
@@ -259,8 +256,10 @@ impl Sim {
             return Err(BadStep(dt));
         }
         let dt = dt.min(self.config.max_dt);
-        let pool = Arc::clone(&self.pool);
-        let reordered = pool.install(|| self.run_stages(dt));
+        let reordered = match self.pool.clone() {
+            Some(pool) => pool.install(|| self.run_stages(dt)),
+            None => crate::parallel::sequentially(|| self.run_stages(dt)),
+        };
         self.learn_of_removed_bridges();
         self.events
             .collect(&mut self.vehicles, &self.platoons, reordered);
@@ -570,6 +569,49 @@ impl Sim {
     pub fn stage_budget(&self, stage: Stage) -> Duration {
         self.config.budgets.stage(stage)
     }
+}
+
+/// A copy that continues bit-identically (rollback): this `Sim`'s snapshot
+/// restored into a new one that shares its pool and map. Instruments start
+/// empty, and the copy's next tick may announce a reorder of rows already
+/// in order.
+impl Clone for Sim {
+    fn clone(&self) -> Sim {
+        let mut bytes = Vec::new();
+        self.save(&mut bytes)
+            .expect("writing a snapshot to memory cannot fail");
+        let mut config = self.config.clone();
+        config.pool.clone_from(&self.pool);
+        let mut sim = Sim::new(config).expect("this configuration built a Sim already");
+        sim.config.pool.clone_from(&self.config.pool);
+        sim.restore(&mut bytes.as_slice())
+            .expect("a Sim's own snapshot restores into its own world");
+        sim
+    }
+}
+
+/// The pool `config` asks for: the engine's, none for one thread, or a new
+/// one of `threads`. A new pool takes the calling thread in as worker 0
+/// when it can (rayon's `use_current_thread`), so `step` on this thread
+/// hands work to the others without going through rayon's injector, which
+/// allocates.
+fn pool_for(config: &SimConfig) -> Result<Option<Arc<ThreadPool>>, ConfigError> {
+    let pool = match &config.pool {
+        Some(pool) => Arc::clone(pool),
+        None if config.threads == 1 => return Ok(None),
+        None => {
+            let builder = || ThreadPoolBuilder::new().num_threads(config.threads);
+            let pool = builder()
+                .use_current_thread()
+                .build()
+                .or_else(|_already_in_a_pool| builder().build())?;
+            Arc::new(pool)
+        }
+    };
+    // A worker's first steal creates its crossbeam-epoch handle (an
+    // allocation): make it here, not inside some later tick.
+    pool.broadcast(|_| drop(crossbeam_epoch::pin()));
+    Ok(Some(pool))
 }
 
 /// What the `paths` stage plans on under `config`.

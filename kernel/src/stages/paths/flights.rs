@@ -200,7 +200,7 @@ impl SearchFlights {
                 flight.advance(grid);
             }
         };
-        if searching > 1 && budget >= PARALLEL_MIN_WORK {
+        if searching > 1 && budget >= PARALLEL_MIN_WORK && !crate::parallel::sequential() {
             self.flights
                 .par_iter_mut()
                 .with_max_len(1)
