@@ -43,7 +43,8 @@ pub struct SimConfig {
     /// semi-axis, and stops here (a safety cap; 0 only measures overlap).
     pub separation_iterations: u32,
     /// Every this many ticks the vehicle rows are reordered into spatial
-    /// cell order, so neighbours sit together in memory; 0 never does.
+    /// cell order, so neighbours sit together in memory (announced by
+    /// [`Event::RowsReordered`](super::Event::RowsReordered)); 0 never does.
     pub reorder_interval: u32,
     /// Longest step, seconds: a longer `dt` is clamped to it (a stalled
     /// frame must not teleport units through each other).

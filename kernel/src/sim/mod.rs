@@ -1,7 +1,8 @@
 //! `Sim::step`: the stages of a tick, in order, and nothing else.
 //!
 //! A [`Sim`] owns the vehicle columns, each stage's working memory, the
-//! instruments and one rayon pool built with a fixed thread count. Stages
+//! instruments and the rayon pool it steps in (its own of a fixed thread
+//! count, an engine's, or none for one thread). Stages
 //! never call each other: each takes the columns it reads and writes and
 //! reports its counters to its timer.
 
