@@ -24,7 +24,8 @@ pub use data::platoons::{
     Formation, MAX_MEMBERS, Phase, PlatoonError, PlatoonId, PlatoonSpec, SlotRule, Softening,
 };
 pub use data::vehicles::{
-    Columns, PathState, SpawnError, StaleUnit, SteerMode, UnitId, UnitSpec, VehicleKind, Vehicles,
+    Columns, PathState, SpawnError, StaleUnit, SteerMode, UnitId, UnitParams, UnitSpec,
+    VehicleKind, Vehicles,
 };
 pub use geometry::bounds::Bounds;
 pub use glam;
@@ -34,9 +35,10 @@ pub use instrument::{
 };
 pub use nav::polygon::BridgeSpec;
 pub use nav::visgraph::{BridgeError, FactionId};
+pub use rayon;
 pub use sim::snapshot::SnapshotError;
 pub use sim::{
-    BadStep, ConfigError, EngineColumns, Event, Map, MoveState, OrderError, PlatoonView, Quality,
-    Sim, SimConfig, UnreachableGoals,
+    BadStep, ConfigError, EngineColumns, Event, Map, MoveState, OrderError, ParamsError,
+    PlatoonView, Quality, QueryError, QueryFilter, QueryHit, Sim, SimConfig, UnreachableGoals,
 };
 pub use stages::steering::field::{Disc, OrbitingBody};

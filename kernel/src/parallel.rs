@@ -5,9 +5,53 @@
 //! count), each chunk is written by exactly one task that knows the index of
 //! its first row, and inputs are read-only. So results are bit-identical with
 //! any number of threads. Below [`PARALLEL_MIN_ROWS`] rows the pass runs
-//! inline: a rayon fork-join costs microseconds.
+//! inline: a rayon fork-join costs microseconds. Inside [`sequentially`]
+//! every pass runs inline, on the calling thread, with no rayon pool at all.
+
+use std::cell::Cell;
 
 use rayon::prelude::*;
+
+thread_local! {
+    /// Whether this thread runs a [`sequentially`] closure.
+    static SEQUENTIAL: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Runs `work` with every pass on the calling thread: passes run inline and
+/// [`threads`] is 1, so rayon's global pool is never started.
+pub fn sequentially<R>(work: impl FnOnce() -> R) -> R {
+    /// Restores the flag however `work` ends.
+    struct Restore(bool);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            SEQUENTIAL.set(self.0);
+        }
+    }
+    let _restore = Restore(SEQUENTIAL.replace(true));
+    work()
+}
+
+/// Whether this thread runs inside [`sequentially`].
+#[inline]
+pub fn sequential() -> bool {
+    SEQUENTIAL.get()
+}
+
+/// Whether a pass over `len` items runs inline: fewer than `parallel_from`,
+/// or inside [`sequentially`].
+#[inline]
+pub fn inline(len: usize, parallel_from: usize) -> bool {
+    len < parallel_from || sequential()
+}
+
+/// Threads of the current pool; 1 inside [`sequentially`].
+pub fn threads() -> usize {
+    if sequential() {
+        1
+    } else {
+        rayon::current_num_threads()
+    }
+}
 
 /// Rows per task of the steering and integrate passes: at about 100 ns a
 /// unit on one core, the last chunk of a pass, which one thread runs while
@@ -33,7 +77,7 @@ pub fn for_each_chunk_of<T: Send>(
     chunk_rows: usize,
     work: impl Fn(usize, &mut [T]) + Sync,
 ) {
-    if output.len() < PARALLEL_MIN_ROWS {
+    if inline(output.len(), PARALLEL_MIN_ROWS) {
         output
             .chunks_mut(chunk_rows)
             .enumerate()
@@ -69,7 +113,7 @@ pub fn for_each_chunk_fold_of<T: Send, R: Copy + Send + Sync>(
     combine: impl Fn(R, R) -> R + Sync,
 ) -> R {
     let run = |(chunk, rows): (usize, &mut [T])| work(chunk * chunk_rows, rows);
-    if output.len() < PARALLEL_MIN_ROWS {
+    if inline(output.len(), PARALLEL_MIN_ROWS) {
         output
             .chunks_mut(chunk_rows)
             .enumerate()
@@ -94,7 +138,7 @@ pub fn for_each_chunk2<A: Send, B: Send>(
 ) {
     assert!(a.len() == b.len(), "columns differ in length");
     let run = |(chunk, (a, b)): (usize, (&mut [A], &mut [B]))| work(chunk * CHUNK_ROWS, a, b);
-    if a.len() < PARALLEL_MIN_ROWS {
+    if inline(a.len(), PARALLEL_MIN_ROWS) {
         a.chunks_mut(CHUNK_ROWS)
             .zip(b.chunks_mut(CHUNK_ROWS))
             .enumerate()
@@ -136,7 +180,7 @@ pub fn for_each_chunk3_of<A: Send, B: Send, C: Send>(
         "columns differ in length"
     );
     let run = |(chunk, ((a, b), c)): ChunkOf3<'_, A, B, C>| work(chunk * chunk_rows, a, b, c);
-    if a.len() < PARALLEL_MIN_ROWS {
+    if inline(a.len(), PARALLEL_MIN_ROWS) {
         a.chunks_mut(chunk_rows)
             .zip(b.chunks_mut(chunk_rows))
             .zip(c.chunks_mut(chunk_rows))
@@ -175,7 +219,7 @@ pub fn for_each_chunk4_of<A: Send, B: Send, C: Send, D: Send>(
     let run = |(chunk, (((a, b), c), d)): ChunkOf4<'_, A, B, C, D>| {
         work(chunk * chunk_rows, a, b, c, d);
     };
-    if a.len() < PARALLEL_MIN_ROWS {
+    if inline(a.len(), PARALLEL_MIN_ROWS) {
         a.chunks_mut(chunk_rows)
             .zip(b.chunks_mut(chunk_rows))
             .zip(c.chunks_mut(chunk_rows))
@@ -197,7 +241,7 @@ pub fn for_each_chunk4_of<A: Send, B: Send, C: Send, D: Send>(
 /// reductions need fixed chunks combined in order: rayon's float `sum` is not
 /// deterministic.)
 pub fn count_rows(rows: usize, test: impl Fn(usize) -> bool + Sync) -> usize {
-    if rows < PARALLEL_MIN_ROWS {
+    if inline(rows, PARALLEL_MIN_ROWS) {
         (0..rows).filter(|&row| test(row)).count()
     } else {
         (0..rows)
@@ -256,7 +300,7 @@ impl<C: Send> WorkerContexts<C> {
         make: impl FnMut() -> C,
         work: impl Fn(&mut C, &Q, &mut A) + Sync,
     ) {
-        self.ensure(rayon::current_num_threads(), make);
+        self.ensure(threads(), make);
         let slots = &self.slots;
         let outside = slots.len() - 1;
         let run = |(query, answer): (&Q, &mut A)| {
@@ -268,7 +312,7 @@ impl<C: Send> WorkerContexts<C> {
                 .unwrap_or_else(std::sync::PoisonError::into_inner);
             work(&mut context, query, answer);
         };
-        if queries.len() < split.inline_below {
+        if inline(queries.len(), split.inline_below) {
             queries.iter().zip(answers.iter_mut()).for_each(run);
         } else {
             queries

@@ -327,6 +327,7 @@ pub fn build(profile: &Profile, threads: usize) -> Result<Sim, BuildError> {
     let margin = Vec2::splat(profile.world.margin_m);
     let config = SimConfig {
         threads,
+        pool: None,
         bounds: Bounds::new(placement.extent.min - margin, placement.extent.max + margin),
         cell_size: profile.world.cell_size_m,
         neighbour_radius: profile.world.neighbour_radius_m,

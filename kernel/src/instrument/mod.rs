@@ -228,6 +228,14 @@ impl StageTracks {
         work()
     }
 
+    /// [`StageTracks::run`] for a stage that also spent `earlier` in an
+    /// earlier part of the same tick: one time, the sum, is recorded.
+    pub fn run_adding<R>(&mut self, stage: Stage, earlier: Duration, work: impl FnOnce() -> R) -> R {
+        let mut timer = self.time(stage);
+        timer.started = timer.started.checked_sub(earlier).unwrap_or(timer.started);
+        work()
+    }
+
     /// Starts timing `stage`; the time is recorded when the guard drops.
     pub fn time(&mut self, stage: Stage) -> StageTimer<'_> {
         StageTimer {

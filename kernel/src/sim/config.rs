@@ -15,8 +15,13 @@ use super::UnreachableGoals;
 /// Everything a [`Sim`](super::Sim) is built from, checked by [`Sim::new`](super::Sim::new).
 #[derive(Clone, Debug)]
 pub struct SimConfig {
-    /// Worker threads (≥ 1), including the thread that builds the `Sim`.
+    /// Worker threads (≥ 1), including the thread that builds the `Sim`;
+    /// 1 runs every stage on the thread that steps, with no rayon pool at
+    /// all. Ignored when `pool` is set.
     pub threads: usize,
+    /// An engine's own rayon pool to step in, instead of a pool of
+    /// `threads` the `Sim` builds. Results are the same bits either way.
+    pub pool: Option<Arc<rayon::ThreadPool>>,
     /// The world the spatial hash covers; units outside still work, slower.
     pub bounds: Bounds,
     /// Spatial hash cell edge; `None` uses `neighbour_radius`.
@@ -38,7 +43,8 @@ pub struct SimConfig {
     /// semi-axis, and stops here (a safety cap; 0 only measures overlap).
     pub separation_iterations: u32,
     /// Every this many ticks the vehicle rows are reordered into spatial
-    /// cell order, so neighbours sit together in memory; 0 never does.
+    /// cell order, so neighbours sit together in memory (announced by
+    /// [`Event::RowsReordered`](super::Event::RowsReordered)); 0 never does.
     pub reorder_interval: u32,
     /// Longest step, seconds: a longer `dt` is clamped to it (a stalled
     /// frame must not teleport units through each other).
@@ -58,6 +64,7 @@ impl SimConfig {
     pub fn new(bounds: Bounds) -> SimConfig {
         SimConfig {
             threads: std::thread::available_parallelism().map_or(1, usize::from),
+            pool: None,
             bounds,
             cell_size: None,
             neighbour_radius: 8.0,

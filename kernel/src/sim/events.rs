@@ -1,12 +1,13 @@
-//! What happened in the last tick, for the engine: units that arrived,
-//! found no path, got stuck or free again, and platoons that arrived.
+//! What happened in the last tick, for the engine: rows reordered, units
+//! that arrived, found no path, got stuck or free again, and platoons that
+//! arrived.
 //!
 //! After every tick each unit's [`MoveState`] is compared with the one it
 //! had after the tick before (the `move_state` column, which moves with
 //! its row, and set at spawn); a change into `Arrived`, `NoPath` or `Stuck`, or out of
 //! `Stuck`, is an event. A platoon's change into `Phase::Arrived` is one
-//! too. The buffer is sized with the units and platoons (at most two events
-//! per unit and one per platoon a tick), so collecting never allocates; the engine reads it with
+//! too. The buffer is sized with the units and platoons (one reorder, at most
+//! two events per unit and one per platoon a tick), so collecting never allocates; the engine reads it with
 //! [`Sim::events`](super::Sim::events) until the next tick replaces it, as
 //! DetourCrowd's agent states and landmass's `AgentState` are polled, but
 //! without scanning every unit.
@@ -19,6 +20,10 @@ use super::orders::{MoveState, move_state_at};
 /// One thing that happened in a tick.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Event {
+    /// The rows were reordered into spatial cell order this tick (always
+    /// the tick's first event): map rows to units again, e.g. through the
+    /// `unit_id` column. `SimConfig::reorder_interval` 0 turns it off.
+    RowsReordered,
     /// The unit came within its arrival radius of its goal.
     Arrived(UnitId),
     /// The unit's path request found no path; it holds where it is.
@@ -42,7 +47,7 @@ pub(crate) struct EventLog {
 impl EventLog {
     /// Room for a tick of `units` units and `platoons` platoon records.
     pub fn reserve(&mut self, units: usize, platoons: usize) {
-        let wanted = 2 * units + platoons;
+        let wanted = 1 + 2 * units + platoons;
         self.events
             .reserve(wanted.saturating_sub(self.events.len()));
         self.platoon_phases.resize(platoons.max(self.platoon_phases.len()), (u32::MAX, 0));
@@ -61,9 +66,13 @@ impl EventLog {
         &self.events
     }
 
-    /// Replaces the events with this tick's.
-    pub fn collect(&mut self, vehicles: &mut Vehicles, platoons: &Platoons) {
+    /// Replaces the events with this tick's; `reordered`: whether the rows
+    /// were reordered in it.
+    pub fn collect(&mut self, vehicles: &mut Vehicles, platoons: &Platoons, reordered: bool) {
         self.events.clear();
+        if reordered {
+            self.push(Event::RowsReordered);
+        }
         for row in 0..vehicles.len() {
             let now = move_state_at(vehicles.columns(), row) as u8;
             let before = vehicles.columns().move_state()[row];
@@ -104,8 +113,8 @@ impl EventLog {
     }
 
     /// Appends `event` while there is room (there always is after
-    /// [`EventLog::reserve`]: two events per unit and one per platoon at
-    /// most).
+    /// [`EventLog::reserve`]: one reorder, two events per unit and one per
+    /// platoon at most).
     fn push(&mut self, event: Event) {
         if self.events.len() < self.events.capacity() {
             self.events.push(event);

@@ -1,16 +1,18 @@
 //! `Sim::step`: the stages of a tick, in order, and nothing else.
 //!
 //! A [`Sim`] owns the vehicle columns, each stage's working memory, the
-//! instruments and one rayon pool built with a fixed thread count. Stages
+//! instruments and the rayon pool it steps in (its own of a fixed thread
+//! count, an engine's, or none for one thread). Stages
 //! never call each other: each takes the columns it reads and writes and
 //! reports its counters to its timer.
 
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use rayon::{ThreadPool, ThreadPoolBuilder};
 use thiserror::Error;
 
+mod checksum;
 mod config;
 mod events;
 mod group_plan;
@@ -18,6 +20,7 @@ mod group_spots;
 mod orders;
 mod platoon_orders;
 mod quality;
+mod queries;
 mod views;
 pub mod snapshot;
 
@@ -25,7 +28,8 @@ pub use config::{ConfigError, Map, SimConfig};
 pub use events::Event;
 pub use orders::{MoveState, OrderError, UnreachableGoals};
 pub use quality::Quality;
-pub use views::{EngineColumns, PlatoonView};
+pub use queries::{QueryError, QueryFilter, QueryHit};
+pub use views::{EngineColumns, ParamsError, PlatoonView};
 use events::EventLog;
 use quality::QualityTotals;
 use crate::data::platoons::Platoons;
@@ -67,19 +71,26 @@ pub struct Sim {
     quality: QualityTotals,
     events: EventLog,
     group_planner: group_plan::GroupPlanner,
-    pool: Arc<ThreadPool>,
+    /// The pool stages run in; `None`: one thread, no pool.
+    pool: Option<Arc<ThreadPool>>,
+    /// Whether `spatial` holds the units as they are (rebuilt at the end of
+    /// the last tick, and no unit spawned, despawned or moved since).
+    spatial_fresh: bool,
     pub(crate) tick: u64,
     pub(crate) time_s: f64,
 }
 
 impl Sim {
-    /// A world with no units.
+    /// A world with no units, stepped in the engine's pool
+    /// ([`SimConfig::pool`]), on the stepping thread alone (`threads` 1), or
+    /// in a pool of `threads` that takes in the calling thread when it can.
     ///
-    /// The calling thread joins the pool as worker 0 when it can (rayon's
-    /// `use_current_thread`), so `step` on this thread hands work to the
-    /// others without going through rayon's injector, which allocates.
+    /// `step` allocates nothing after warm-up when called from the thread
+    /// that built the `Sim`, from inside its pool, or on any thread without
+    /// a pool. From any other thread, rayon hands each step to the pool
+    /// through its injector, which allocates a block every 63 steps.
     pub fn new(config: SimConfig) -> Result<Sim, ConfigError> {
-        if config.threads == 0 {
+        if config.threads == 0 && config.pool.is_none() {
             return Err(ConfigError::NoThreads);
         }
         let radius = config.neighbour_radius;
@@ -96,14 +107,7 @@ impl Sim {
         let cell_size = config.cell_size.unwrap_or(radius);
         let spatial = SpatialHash::new(config.bounds, cell_size)?;
         let separation = Separation::new(config.bounds, cell_size, config.separation_iterations)?;
-        let builder = || ThreadPoolBuilder::new().num_threads(config.threads);
-        let pool = builder()
-            .use_current_thread()
-            .build()
-            .or_else(|_already_in_a_pool| builder().build())?;
-        // A worker's first steal creates its crossbeam-epoch handle (an
-        // allocation): make it here, not inside some later tick.
-        pool.broadcast(|_| drop(crossbeam_epoch::pin()));
+        let pool = pool_for(&config)?;
         Ok(Sim {
             instruments: Instruments::new(config.budgets),
             discs: vec![Disc::default(); config.bodies.len()],
@@ -120,7 +124,8 @@ impl Sim {
             steering: Steering::default(),
             separation,
             spatial_stage: SpatialStage::default(),
-            pool: Arc::new(pool),
+            pool,
+            spatial_fresh: false,
             tick: 0,
         })
     }
@@ -131,10 +136,10 @@ impl Sim {
         &self.config
     }
 
-    /// Worker threads in the pool.
+    /// Worker threads in the pool (1 without a pool).
     #[must_use]
     pub fn threads(&self) -> usize {
-        self.pool.current_num_threads()
+        self.pool.as_ref().map_or(1, |pool| pool.current_num_threads())
     }
 
     /// Ticks stepped so far.
@@ -154,6 +159,7 @@ impl Sim {
     #[cfg(feature = "internals")]
     #[doc(hidden)]
     pub fn vehicles_mut(&mut self) -> crate::data::vehicles::ColumnsMut<'_> {
+        self.spatial_fresh = false;
         self.vehicles.columns_mut()
     }
 
@@ -178,6 +184,7 @@ impl Sim {
         let row = self.vehicles.row_of(id).expect("just spawned");
         let state = orders::move_state_at(self.vehicles.columns(), row);
         self.vehicles.columns_mut().move_state[row] = state as u8;
+        self.spatial_fresh = false;
         self.reserve(self.vehicles.len());
         Ok(id)
     }
@@ -186,14 +193,16 @@ impl Sim {
     /// its platoon first (see [`Sim::leave_platoon`]).
     pub fn despawn(&mut self, id: UnitId) -> Result<(), StaleUnit> {
         self.leave_platoon(id).map_err(|_| StaleUnit(id))?;
-        self.vehicles.despawn(id)
+        self.vehicles.despawn(id)?;
+        self.spatial_fresh = false;
+        Ok(())
     }
 
     /// Sizes every stage's scratch for `units`, so ticks never allocate.
     pub fn reserve(&mut self, units: usize) {
         self.spatial.reserve(units);
         let slots = self.vehicles.handle_parts().0.len();
-        let threads = self.pool.current_num_threads();
+        let threads = self.threads();
         let planner = planner(&self.config);
         let requests = units + self.platoons.records().len();
         self.paths.reserve(requests, slots.max(units), planner);
@@ -251,18 +260,21 @@ impl Sim {
             return Err(BadStep(dt));
         }
         let dt = dt.min(self.config.max_dt);
-        let pool = Arc::clone(&self.pool);
-        pool.install(|| self.run_stages(dt));
+        let reordered = match self.pool.clone() {
+            Some(pool) => pool.install(|| self.run_stages(dt)),
+            None => crate::parallel::sequentially(|| self.run_stages(dt)),
+        };
         self.learn_of_removed_bridges();
-        self.events.collect(&mut self.vehicles, &self.platoons);
+        self.events
+            .collect(&mut self.vehicles, &self.platoons, reordered);
         self.tick += 1;
         self.time_s += f64::from(dt);
         Ok(())
     }
 
-    /// What happened in the last tick (arrivals, paths not found, units
-    /// stuck and free again, platoons arrived), in row order then platoon
-    /// order; replaced by every step.
+    /// What happened in the last tick (rows reordered, arrivals, paths not
+    /// found, units stuck and free again, platoons arrived), the reorder
+    /// first, then in row order, then platoon order; replaced by every step.
     #[must_use]
     pub fn events(&self) -> &[Event] {
         self.events.events()
@@ -304,11 +316,18 @@ impl Sim {
         }
     }
 
-    fn run_stages(&mut self, dt: f32) {
-        let reorder_due = self.config.reorder_interval > 0
-            && self
-                .tick
-                .is_multiple_of(u64::from(self.config.reorder_interval));
+    /// Runs the stages; returns whether the rows were reordered.
+    ///
+    /// The spatial hash is rebuilt at the end of the tick, so gameplay
+    /// queries see the tick's final positions and the next tick starts from
+    /// it; only when units were spawned, despawned or moved by the engine
+    /// since is it rebuilt at the start too.
+    fn run_stages(&mut self, dt: f32) -> bool {
+        let interval = u64::from(self.config.reorder_interval);
+        let due = |tick: u64| interval > 0 && tick.is_multiple_of(interval);
+        let (reorder_now, reorder_next) = (due(self.tick), due(self.tick + 1));
+        let fresh = self.spatial_fresh;
+        let mut reordered = false;
         let Sim {
             config,
             vehicles,
@@ -330,14 +349,11 @@ impl Sim {
             *disc = body.disc_at(*time_s);
         }
         instruments.tick(|stages| {
-            let built = stages.run(Stage::Spatial, || {
-                spatial_stage.run(spatial, vehicles, reorder_due)
-            });
-            stages.stats.spatial.fold(SpatialFigures {
-                reorders: f64::from(u8::from(built.reordered)),
-                max_cell_units: f64::from(built.max_cell_units),
-                outside_bounds: f64::from(built.outside_bounds),
-            });
+            let started = Instant::now();
+            if !fresh {
+                reordered |= spatial_stage.run(spatial, vehicles, reorder_now).reordered;
+            }
+            let earlier = started.elapsed();
             let served = stages.run(Stage::Paths, || {
                 paths.run(
                     vehicles,
@@ -435,11 +451,22 @@ impl Sim {
                 max_overlap_m: f64::from(pass.max_overlap_m),
                 max_overlap_rel: f64::from(pass.max_overlap_rel),
             });
+            let built = stages.run_adding(Stage::Spatial, earlier, || {
+                spatial_stage.run(spatial, vehicles, reorder_next)
+            });
+            reordered |= built.reordered;
+            stages.stats.spatial.fold(SpatialFigures {
+                reorders: f64::from(u8::from(reordered)),
+                max_cell_units: f64::from(built.max_cell_units),
+                outside_bounds: f64::from(built.outside_bounds),
+            });
             Gauges {
                 units: vehicles.len(),
                 open_path_requests: paths.waiting(),
             }
         });
+        self.spatial_fresh = true;
+        reordered
     }
 
     /// Every stage's typed figures since the last reset (the report's
@@ -478,21 +505,6 @@ impl Sim {
     #[must_use]
     pub fn report(&self) -> (Vec<TimingReport>, TimingReport) {
         self.instruments.report()
-    }
-
-    /// A 64-bit XXH3 hash of the whole simulation state: every section a
-    /// snapshot holds (tick, map identity, unit count and clock, every
-    /// column, the handle table, the path queue and searches in flight,
-    /// routes and platoons). Equal checksums mean bit-identical state.
-    #[must_use]
-    pub fn checksum(&self) -> u64 {
-        let mut hasher = xxhash_rust::xxh3::Xxh3::new();
-        for (name, bytes) in snapshot::state_sections(self) {
-            hasher.update(name.as_bytes());
-            hasher.update(&(bytes.len() as u64).to_le_bytes());
-            hasher.update(&bytes);
-        }
-        hasher.digest()
     }
 
     /// Identifies the world a snapshot belongs to: a hash of the bounds,
@@ -536,6 +548,7 @@ impl Sim {
         self.paths.reserve(requests, slots, planner);
         self.tick = state.tick;
         self.time_s = state.time_s;
+        self.spatial_fresh = false;
         self.events = EventLog::default();
         self.events
             .reserve(self.vehicles.len(), self.platoons.records.len());
@@ -560,6 +573,49 @@ impl Sim {
     pub fn stage_budget(&self, stage: Stage) -> Duration {
         self.config.budgets.stage(stage)
     }
+}
+
+/// A copy that continues bit-identically (rollback): this `Sim`'s snapshot
+/// restored into a new one that shares its pool and map. Instruments start
+/// empty, and the copy's next tick may announce a reorder of rows already
+/// in order.
+impl Clone for Sim {
+    fn clone(&self) -> Sim {
+        let mut bytes = Vec::new();
+        self.save(&mut bytes)
+            .expect("writing a snapshot to memory cannot fail");
+        let mut config = self.config.clone();
+        config.pool.clone_from(&self.pool);
+        let mut sim = Sim::new(config).expect("this configuration built a Sim already");
+        sim.config.pool.clone_from(&self.config.pool);
+        sim.restore(&mut bytes.as_slice())
+            .expect("a Sim's own snapshot restores into its own world");
+        sim
+    }
+}
+
+/// The pool `config` asks for: the engine's, none for one thread, or a new
+/// one of `threads`. A new pool takes the calling thread in as worker 0
+/// when it can (rayon's `use_current_thread`), so `step` on this thread
+/// hands work to the others without going through rayon's injector, which
+/// allocates.
+fn pool_for(config: &SimConfig) -> Result<Option<Arc<ThreadPool>>, ConfigError> {
+    let pool = match &config.pool {
+        Some(pool) => Arc::clone(pool),
+        None if config.threads == 1 => return Ok(None),
+        None => {
+            let builder = || ThreadPoolBuilder::new().num_threads(config.threads);
+            let pool = builder()
+                .use_current_thread()
+                .build()
+                .or_else(|_already_in_a_pool| builder().build())?;
+            Arc::new(pool)
+        }
+    };
+    // A worker's first steal creates its crossbeam-epoch handle (an
+    // allocation): make it here, not inside some later tick.
+    pool.broadcast(|_| drop(crossbeam_epoch::pin()));
+    Ok(Some(pool))
 }
 
 /// What the `paths` stage plans on under `config`.

@@ -2,10 +2,22 @@
 //! each platoon, and mutable access to the columns an engine may set.
 
 use glam::Vec2;
+use thiserror::Error;
 
 use super::Sim;
 use crate::data::platoons::{Formation, MAX_MEMBERS, Phase, Platoon, PlatoonId};
-use crate::data::vehicles::UnitId;
+use crate::data::vehicles::{SpawnError, StaleUnit, UnitId, UnitParams, VehicleKind};
+
+/// Why [`Sim::set_unit_params`] refused; nothing changed.
+#[derive(Clone, Copy, Debug, PartialEq, Error)]
+pub enum ParamsError {
+    /// The handle names no live unit.
+    #[error(transparent)]
+    Stale(#[from] StaleUnit),
+    /// A value a spawn would refuse (the error names the field).
+    #[error(transparent)]
+    Invalid(#[from] SpawnError),
+}
 
 /// One platoon as an engine sees it (read-only, borrowed from the `Sim`).
 #[derive(Clone, Copy, Debug)]
@@ -142,8 +154,45 @@ impl Sim {
         })
     }
 
+    /// Gives a live unit new parameters, all at once: checked as
+    /// [`Sim::spawn`] checks them ([`UnitParams::validate`], and a movable
+    /// ground unit must stand on open ground of the map), refused with
+    /// nothing changed. The next tick drives with them; a platoon keeps the
+    /// slot spacing it was formed with.
+    pub fn set_unit_params(&mut self, id: UnitId, params: &UnitParams) -> Result<(), ParamsError> {
+        let row = self.vehicles.row_of(id).ok_or(StaleUnit(id))?;
+        params.validate()?;
+        let columns = self.vehicles.columns();
+        let kind = VehicleKind::from_u8(columns.kind()[row]).expect("kinds are checked at spawn");
+        let position = columns.position()[row];
+        let grounded = params.inv_mass > 0.0 && !kind.handling().flies;
+        if let Some(map) = self.config.map.grid()
+            && grounded
+            && !map.is_open(position)
+        {
+            return Err(SpawnError::NotOnOpenGround {
+                x: position.x,
+                y: position.y,
+            }
+            .into());
+        }
+        let columns = self.vehicles.columns_mut();
+        columns.max_speed[row] = params.max_speed;
+        columns.cruise_speed[row] = params.max_speed;
+        columns.max_accel[row] = params.max_accel;
+        columns.max_brake[row] = params.max_brake;
+        columns.turn_rate[row] = params.turn_rate;
+        columns.turn_radius[row] = params.turn_radius;
+        columns.shield[row] = params.shield;
+        columns.inv_mass[row] = params.inv_mass;
+        columns.steer_mode[row] = params.steer_mode as u8;
+        columns.faction[row] = params.faction.0;
+        Ok(())
+    }
+
     /// The columns an engine may write between ticks; see [`EngineColumns`].
     pub fn columns_mut(&mut self) -> EngineColumns<'_> {
+        self.spatial_fresh = false;
         let columns = self.vehicles.columns_mut();
         EngineColumns {
             position: columns.position,

@@ -342,6 +342,27 @@ impl SpatialHash {
         }
     }
 
+    /// Calls `visit(unit, position at rebuild)` for every unit in the cells
+    /// that the square of half-side `radius` about `point` touches: a
+    /// superset of the units within `radius` of `point`.
+    pub(crate) fn for_each_in_square(&self, point: Vec2, radius: f32, mut visit: impl FnMut(u32, Vec2)) {
+        self.for_each_row_range(point, radius, |places| {
+            for place in places {
+                visit(self.order[place], self.sorted_position[place]);
+            }
+        });
+    }
+
+    /// Whether the square of half-side `radius` about `point` takes in every
+    /// cell (so every unit, strays clamped into border cells included).
+    pub(crate) fn square_covers_grid(&self, point: Vec2, radius: f32) -> bool {
+        let far = self.origin + self.grid_size();
+        point.x - radius <= self.origin.x
+            && point.y - radius <= self.origin.y
+            && point.x + radius >= far.x
+            && point.y + radius >= far.y
+    }
+
     /// [`SpatialHash::for_each_row_range`] without the places in `skip`:
     /// each row's run is visited whole, in its parts outside `skip`, or (a
     /// row wholly inside `skip`) not at all.

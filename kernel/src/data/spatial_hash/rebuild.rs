@@ -5,6 +5,8 @@
 use glam::Vec2;
 use rayon::prelude::*;
 
+use crate::parallel;
+
 use super::{CHUNK, LANES, MAX_PARTS, PARALLEL_MIN_CELLS, PARALLEL_MIN_UNITS, RebuildStats, SpatialHash};
 
 impl SpatialHash {
@@ -42,7 +44,7 @@ impl SpatialHash {
             }
             outside
         };
-        let outside_bounds = if units >= PARALLEL_MIN_UNITS {
+        let outside_bounds = if !parallel::inline(units, PARALLEL_MIN_UNITS) {
             cell_of
                 .par_chunks_mut(CHUNK)
                 .enumerate()
@@ -57,7 +59,7 @@ impl SpatialHash {
         // is the start of cell c and cell_start[pad + c + 1] its end. The
         // entries before `pad` stay 0.
         let parts = if self.width * self.height >= PARALLEL_MIN_CELLS {
-            rayon::current_num_threads().min(MAX_PARTS)
+            parallel::threads().min(MAX_PARTS)
         } else {
             1
         };
@@ -65,8 +67,8 @@ impl SpatialHash {
         let max_cell_units = count_and_sum(grid, &cell_of, parts);
         // Each cell's cursor (`grid[cell + 1]`) starts at its first place.
         let cells = (self.width * self.height) as u32;
-        let splits = if units >= PARALLEL_MIN_UNITS {
-            rayon::current_num_threads()
+        let splits = if !parallel::inline(units, PARALLEL_MIN_UNITS) {
+            parallel::threads()
                 .min(MAX_PARTS)
                 .next_power_of_two()
                 .trailing_zeros()

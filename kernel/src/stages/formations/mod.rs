@@ -178,7 +178,7 @@ impl FormationStage {
             softened
         };
         let records = &mut platoons.records;
-        let softened: usize = if records.len() < 2 * PLATOON_CHUNK {
+        let softened: usize = if crate::parallel::inline(records.len(), 2 * PLATOON_CHUNK) {
             records
                 .chunks_mut(PLATOON_CHUNK)
                 .enumerate()

@@ -200,7 +200,7 @@ impl SearchFlights {
                 flight.advance(grid);
             }
         };
-        if searching > 1 && budget >= PARALLEL_MIN_WORK {
+        if searching > 1 && budget >= PARALLEL_MIN_WORK && !crate::parallel::sequential() {
             self.flights
                 .par_iter_mut()
                 .with_max_len(1)
@@ -233,6 +233,12 @@ impl SearchFlights {
     /// tick).
     #[must_use]
     pub fn records(&self) -> Vec<FlightRecord> {
+        self.each_record().collect()
+    }
+
+    /// The searches in flight as [`SearchFlights::records`] lists them,
+    /// without collecting them (for checksums).
+    pub fn each_record(&self) -> impl Iterator<Item = FlightRecord> + '_ {
         self.flights
             .iter()
             .enumerate()
@@ -244,7 +250,6 @@ impl SearchFlights {
                 goal: [flight.goal.x, flight.goal.y],
                 work: flight.planner.work(),
             })
-            .collect()
     }
 
     /// Flights rebuilt from a snapshot's `records` on `grid`, with `slots`

@@ -16,6 +16,9 @@ use glam::{Vec2, Vec3};
 use thiserror::Error;
 
 pub use crate::geometry::seek::ARRIVE_RADIUS;
+pub use spec::{SpawnError, UnitParams, UnitSpec};
+
+mod spec;
 
 /// A unit that has not driven this far toward its drive-to point (its
 /// velocity along the direction to it, summed) in [`STUCK_AFTER_S`] is
@@ -350,155 +353,11 @@ columns! {
     desired_velocity: Vec2,
     /// The handle slot that owns this row.
     handle_slot: u32,
-}
-
-/// What an engine gives to spawn one unit; [`UnitSpec::new`] fills the rest
-/// with a kind's defaults.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct UnitSpec {
-    /// Movement class.
-    pub kind: VehicleKind,
-    /// Ground-plane position, metres.
-    pub position: Vec2,
-    /// Height above the ground, metres.
-    pub altitude: f32,
-    /// Facing, radians from +x counter-clockwise.
-    pub heading: f32,
-    /// Top speed, m/s (> 0).
-    pub max_speed: f32,
-    /// Largest speed gain, m/s² (> 0).
-    pub max_accel: f32,
-    /// Largest braking, m/s² (> 0).
-    pub max_brake: f32,
-    /// Largest yaw rate, rad/s (> 0).
-    pub turn_rate: f32,
-    /// Minimum turning radius, metres (≥ 0).
-    pub turn_radius: f32,
-    /// Shield semi-axes (forward, lateral, vertical), metres (each > 0).
-    pub shield: Vec3,
-    /// Inverse mass (≥ 0; 0 is immovable).
-    pub inv_mass: f32,
-    /// Ordered destination; defaults to the spawn position.
-    pub goal: Vec2,
-    /// How steering picks the desired velocity.
-    pub steer_mode: SteerMode,
-}
-
-impl UnitSpec {
-    /// A unit of `kind` at `position` with that kind's typical limits.
-    #[must_use]
-    pub fn new(kind: VehicleKind, position: Vec2) -> UnitSpec {
-        // (top speed, accel, brake, yaw rate, turn radius, shield, altitude)
-        let (max_speed, max_accel, max_brake, turn_rate, turn_radius, shield, altitude) = match kind
-        {
-            VehicleKind::Tracked => (12.0, 3.0, 6.0, 0.8, 0.0, Vec3::new(4.0, 2.0, 1.5), 0.0),
-            VehicleKind::Wheeled => (22.0, 5.0, 8.0, 1.2, 6.0, Vec3::new(3.0, 1.5, 1.5), 0.0),
-            VehicleKind::RotaryWing => (60.0, 10.0, 12.0, 1.0, 0.0, Vec3::new(8.0, 8.0, 2.0), 60.0),
-            VehicleKind::Infantry => (3.0, 4.0, 6.0, 6.0, 0.0, Vec3::new(0.4, 0.4, 0.9), 0.0),
-            VehicleKind::Starship => (80.0, 8.0, 10.0, 0.5, 40.0, Vec3::new(60.0, 25.0, 15.0), 0.0),
-        };
-        UnitSpec {
-            kind,
-            position,
-            altitude,
-            heading: 0.0,
-            max_speed,
-            max_accel,
-            max_brake,
-            turn_rate,
-            turn_radius,
-            shield,
-            inv_mass: 1.0,
-            goal: position,
-            steer_mode: SteerMode::default(),
-        }
-    }
-
-    /// Checks every value once, at the boundary, naming the first bad field.
-    pub fn validate(&self) -> Result<(), SpawnError> {
-        let finite = |field: &'static str, value: f32| {
-            if value.is_finite() {
-                Ok(())
-            } else {
-                Err(SpawnError::NotFinite { field, value })
-            }
-        };
-        let positive = |field: &'static str, value: f32| {
-            finite(field, value)?;
-            if value > 0.0 {
-                Ok(())
-            } else {
-                Err(SpawnError::NotPositive { field, value })
-            }
-        };
-        let non_negative = |field: &'static str, value: f32| {
-            finite(field, value)?;
-            if value >= 0.0 {
-                Ok(())
-            } else {
-                Err(SpawnError::Negative { field, value })
-            }
-        };
-        finite("position.x", self.position.x)?;
-        finite("position.y", self.position.y)?;
-        finite("goal.x", self.goal.x)?;
-        finite("goal.y", self.goal.y)?;
-        finite("altitude", self.altitude)?;
-        finite("heading", self.heading)?;
-        positive("max_speed", self.max_speed)?;
-        positive("max_accel", self.max_accel)?;
-        positive("max_brake", self.max_brake)?;
-        positive("turn_rate", self.turn_rate)?;
-        non_negative("turn_radius", self.turn_radius)?;
-        positive("shield.forward", self.shield.x)?;
-        positive("shield.lateral", self.shield.y)?;
-        positive("shield.vertical", self.shield.z)?;
-        non_negative("inv_mass", self.inv_mass)
-    }
-}
-
-/// Why a spawn was refused; nothing was added.
-#[derive(Clone, Copy, Debug, PartialEq, Error)]
-pub enum SpawnError {
-    /// A value was NaN or infinite.
-    #[error("unit spec `{field}` must be finite, was {value}")]
-    NotFinite {
-        /// The offending field.
-        field: &'static str,
-        /// Its value.
-        value: f32,
-    },
-    /// A value that must be positive was not.
-    #[error("unit spec `{field}` must be greater than 0, was {value}")]
-    NotPositive {
-        /// The offending field.
-        field: &'static str,
-        /// Its value.
-        value: f32,
-    },
-    /// A value that must not be negative was.
-    #[error("unit spec `{field}` must not be negative, was {value}")]
-    Negative {
-        /// The offending field.
-        field: &'static str,
-        /// Its value.
-        value: f32,
-    },
-    /// The handle table is full (2³² − 1 slots).
-    #[error("no free unit handle: {0} units already live")]
-    Full(usize),
-    /// A movable ground unit would start on a blocked cell of the map, or
-    /// off it (immovable units, such as buildings placed as units, and
-    /// flying ones may).
-    #[error(
-        "unit spec `position` ({x}, {y}) is not on open ground of the map: a movable ground unit must start on an open cell"
-    )]
-    NotOnOpenGround {
-        /// The position's x.
-        x: f32,
-        /// The position's y.
-        y: f32,
-    },
+    /// The handle of the unit in this row: maps rows to an engine's
+    /// entities in one pass (equal to [`Vehicles::id_at`] for every row).
+    unit_id: UnitId,
+    /// The side the unit is on ([`FactionId`](crate::FactionId)'s value).
+    faction: u16,
 }
 
 /// A handle that names no live unit.
@@ -609,6 +468,11 @@ impl Vehicles {
             move_state: 0,
             desired_velocity: Vec2::ZERO,
             handle_slot: index,
+            unit_id: UnitId {
+                index,
+                generation: slot.generation,
+            },
+            faction: spec.faction.0,
         });
         Ok(UnitId {
             index,
@@ -742,12 +606,15 @@ impl Vehicles {
                 "column `{name}` has {other} rows, `position` has {len}"
             ));
         }
-        for (row, &slot) in self.columns.handle_slot.iter().enumerate() {
+        for (row, (&slot, &id)) in self.columns.handle_slot.iter().zip(&self.columns.unit_id).enumerate() {
             match self.slots.get(slot as usize) {
-                Some(entry) if entry.row as usize == row => {}
+                Some(entry)
+                    if entry.row as usize == row
+                        && id.index == slot
+                        && id.generation == entry.generation => {}
                 other => {
                     return Err(format!(
-                        "row {row} owned by slot {slot}, which says {other:?}"
+                        "row {row} owned by slot {slot} (its id says {id:?}), which says {other:?}"
                     ));
                 }
             }
