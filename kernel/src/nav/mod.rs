@@ -9,6 +9,9 @@
 //!   costs), plain and expansion-bounded, with a reusable search context.
 //! - [`batch`]: many grid queries across the rayon pool, one search context
 //!   per worker, answers in request order whatever the thread count.
+//! - [`hierarchy`]: HPA* (Botea, Müller and Schaeffer 2004): clusters,
+//!   transition cells and intra-cluster paths built once per cost grid, and
+//!   suspendable near-optimal queries over them.
 //! - [`quadtree`]: the Armada quadtree (Davis 2000): decomposition, neighbour
 //!   graph, leaf A* and two-step rubber-banding.
 //! - [`regions`]: connected-region labels, so unreachable goals cost nothing.
@@ -28,6 +31,7 @@ pub mod astar;
 pub mod batch;
 pub mod clearance;
 pub mod grid;
+pub mod hierarchy;
 pub mod movingai;
 pub mod polygon;
 pub mod quadtree;
@@ -39,6 +43,7 @@ pub use crate::geometry::turning;
 pub use astar::{BoundedPath, GridPlanner, Path, PathError, Progress};
 pub use batch::{BatchPlanner, GridAnswer, GridQuery, plan_batch};
 pub use grid::{Cell, CostGrid, GridError, GridMap, Mobility, MobilityError, Terrain};
+pub use hierarchy::{HierarchicalPlanner, Hierarchy, HierarchyError};
 pub use movingai::{
     MapError, MapParseError, ScenError, ScenParseError, Scenario, check_scenarios, load_map,
     load_scen, parse_map, parse_scen,

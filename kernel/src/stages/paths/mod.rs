@@ -12,7 +12,10 @@
 //! budget.)
 //!
 //! On a grid map up to [`BATCH`] searches are in flight at once, each in
-//! its own slot with its own search context ([`SearchFlights`]). Rounds
+//! its own slot with its own search context ([`SearchFlights`]): an HPA*
+//! query over the map's clusters ([`crate::nav::hierarchy`]) when its ends
+//! are more than two clusters apart, else grid A*; both are suspendable and
+//! count their work in cells. Rounds
 //! split what is left of the budget equally among them and resume them
 //! across the rayon pool; a search whose share runs out is suspended and
 //! carries on next tick, before any new request starts (new requests only
@@ -120,7 +123,7 @@ impl PathService {
     /// the search contexts of `planner`.
     pub fn reserve(&mut self, units: usize, slots: usize, planner: Planner<'_>) {
         match planner {
-            Planner::Grid(map) => self.flights.reserve(map.grid(), BATCH),
+            Planner::Grid(map) => self.flights.reserve(map, BATCH),
             Planner::Polygon(nav) => {
                 if self.vis_search.is_none() {
                     self.vis_search = Some(VisSearch::new(nav));
@@ -572,10 +575,9 @@ fn serve_grid(
     budget: Budget,
     movers: &mut Movers<'_>,
 ) {
-    let grid = map.grid();
     // Sized when units were spawned; this only grows a service that was
     // never reserved for the map.
-    flights.reserve(grid, BATCH);
+    flights.reserve(map, BATCH);
     drop_orphaned_flights(flights, movers);
     let mut taken = 0;
     loop {
@@ -593,7 +595,7 @@ fn serve_grid(
         if flights.searching() == 0 || left == 0 {
             return;
         }
-        let round = flights.advance(grid, left);
+        let round = flights.advance(map, left);
         movers.stats.work += round.work;
         movers.stats.expanded += round.expanded;
         flights.deliver(|request, path| {
@@ -648,7 +650,7 @@ fn start_search(
         return;
     };
     let ends = map.cell_at(position).zip(map.cell_at(request.goal));
-    let begun = ends.is_some_and(|ends| flights.begin(slot, request, ends, map.grid()).is_ok());
+    let begun = ends.is_some_and(|ends| flights.begin(slot, request, ends, map).is_ok());
     if !begun {
         movers.accept(&request, None);
     }
