@@ -46,20 +46,22 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         optimal.push(path.cost);
     }
     let astar_us = started.elapsed().as_secs_f64() * 1e6 / count;
-    let (mut hpa_work, mut worst, mut sum) = (0u64, 1.0f64, 0.0);
+    let (mut hpa_work, mut hpa_expanded, mut worst, mut sum) = (0u64, 0u64, 1.0f64, 0.0);
     let started = Instant::now();
     for (&(start, goal), &best) in far.iter().zip(&optimal) {
         hpa.find_path_into(&hierarchy, &grid, (start, goal), &mut path)?;
         hpa_work += u64::from(hpa.work());
+        hpa_expanded += u64::from(hpa.expanded());
         worst = worst.max(path.cost / best);
         sum += path.cost / best;
     }
     let hpa_us = started.elapsed().as_secs_f64() * 1e6 / count;
     println!(
-        "{} far queries: grid A* {astar_us:.1} µs, {} cells; HPA* {hpa_us:.1} µs, {} cells, cost ÷ optimum mean {:.4}, worst {worst:.4}",
+        "{} far queries: grid A* {astar_us:.1} µs, {} cells; HPA* {hpa_us:.1} µs, {} cells ({} abstract nodes expanded), cost ÷ optimum mean {:.4}, worst {worst:.4}",
         far.len(),
         astar_work / far.len() as u64,
         hpa_work / far.len() as u64,
+        hpa_expanded / far.len() as u64,
         sum / count,
     );
     Ok(())

@@ -37,7 +37,7 @@
 //!    goal at its table's cost;
 //! 3. the abstract path is refined to cells (tables and stored paths) and
 //!    smoothed (`smooth.rs`): one unit per cell, plus `SMOOTHING_PER_CELL`
-//!    (3) per cell that smoothing may spend checking shortcuts. This work
+//!    (1) per cell that smoothing may spend checking shortcuts. This work
 //!    is known once the abstract path is, and is paid before it is done: a
 //!    query that cannot pay it all in one call pays what it can and
 //!    refines once paid in full.

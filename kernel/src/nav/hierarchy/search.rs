@@ -18,7 +18,7 @@ const TO_GOAL: u32 = u32::MAX - 1;
 
 /// Cells smoothing may check per cell of the refined path (paid with the
 /// refinement, so the query's work is known once the abstract path is).
-const SMOOTHING_PER_CELL: u32 = 3;
+const SMOOTHING_PER_CELL: u32 = 1;
 
 /// Where a query stands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
