@@ -174,13 +174,15 @@ impl HierarchicalPlanner {
         let mut query = Query {
             start: s,
             goal: t,
-            start_cluster: hierarchy.cluster_of(s),
-            goal_cluster: hierarchy.cluster_of(t),
+            start_cluster: 0,
+            goal_cluster: 0,
             goal_xy: [(t % stride) as u32, (t / stride) as u32],
             phase: Phase::Direct,
             cells: grid.padded_len(),
         };
         if !self.direct_last {
+            (query.start_cluster, query.goal_cluster) =
+                (hierarchy.cluster_of(s), hierarchy.cluster_of(t));
             // Far ends lie in different clusters.
             debug_assert_ne!(query.start_cluster, query.goal_cluster);
             self.reserve(hierarchy, grid);
