@@ -155,7 +155,7 @@ fn arena2(threads: usize) -> Sim {
     let file = concat!(env!("CARGO_MANIFEST_DIR"), "/../profiles/arena2.toml");
     let mut profile = Profile::load(std::path::Path::new(file)).unwrap();
     profile.scenario.units = 400;
-    profile.paths.max_expanded_nodes_per_tick = 3_000;
+    profile.paths.max_expanded_nodes_per_tick = 300;
     convoy_scenarios::build(&profile, threads).unwrap()
 }
 

@@ -11,6 +11,9 @@
 //!   give every member of a group its optimal path from one search.
 //! - [`batch`]: many grid queries across the rayon pool, one search context
 //!   per worker, answers in request order whatever the thread count.
+//! - [`hierarchy`]: HPA* (Botea, Müller and Schaeffer 2004): clusters,
+//!   transition cells and intra-cluster paths built once per cost grid, and
+//!   suspendable near-optimal queries over them.
 //! - [`quadtree`]: the Armada quadtree (Davis 2000): decomposition, neighbour
 //!   graph, leaf A* and two-step rubber-banding.
 //! - [`regions`]: connected-region labels, so unreachable goals cost nothing.
@@ -31,6 +34,7 @@ pub mod batch;
 pub mod clearance;
 pub mod flow_field;
 pub mod grid;
+pub mod hierarchy;
 pub mod movingai;
 pub mod polygon;
 pub mod quadtree;
@@ -43,6 +47,7 @@ pub use astar::{BoundedPath, GridPlanner, Path, PathError, Progress};
 pub use batch::{BatchPlanner, GridAnswer, GridQuery, plan_batch};
 pub use flow_field::FlowField;
 pub use grid::{Cell, CostGrid, GridError, GridMap, Mobility, MobilityError, Terrain};
+pub use hierarchy::{HierarchicalPlanner, Hierarchy, HierarchyError};
 pub use movingai::{
     MapError, MapParseError, ScenError, ScenParseError, Scenario, check_scenarios, load_map,
     load_scen, parse_map, parse_scen,

@@ -1,6 +1,7 @@
 //! The map a [`crate::Sim`] plans on, and the routes its units follow.
 //!
-//! A [`WorldMap`] places a grid ([`CostGrid`], ground mobility) in the world:
+//! A [`WorldMap`] places a grid ([`CostGrid`], ground mobility, with its HPA*
+//! [`Hierarchy`]) in the world:
 //! cell `(x, y)` covers `origin + (x, y) · cell_size` to one cell further, row
 //! 0 at the origin's y. The `paths` stage answers move orders on it with grid
 //! A* (one search context per search in flight) and stores each answer as a
@@ -21,6 +22,7 @@ use thiserror::Error;
 use super::MAX_COORDINATE;
 use super::astar::Path;
 use super::grid::{Cell, CostGrid, GridMap, Mobility, MobilityError};
+use super::hierarchy::Hierarchy;
 use super::polygon::raster::Ground;
 use super::quadtree::supercover;
 use crate::geometry::bounds::Bounds;
@@ -68,6 +70,8 @@ pub enum WorldMapError {
 #[derive(Clone, Debug)]
 pub struct WorldMap {
     grid: CostGrid,
+    /// HPA*'s clusters over `grid`, built with it.
+    hierarchy: Hierarchy,
     origin: Vec2,
     cell_size: f32,
     /// Width and height in cells.
@@ -119,7 +123,9 @@ impl WorldMap {
         hasher.update(&cell_size.to_le_bytes());
         let grid = CostGrid::new(map, mobility)?;
         let blocked_before = summed_blocked(&grid);
+        let hierarchy = Hierarchy::build(&grid);
         Ok(WorldMap {
+            hierarchy,
             extent: Vec2::new(grid.width() as f32, grid.height() as f32),
             grid,
             origin,
@@ -195,6 +201,12 @@ impl WorldMap {
     #[must_use]
     pub fn grid(&self) -> &CostGrid {
         &self.grid
+    }
+
+    /// The hierarchy over the cost grid, for HPA* queries.
+    #[must_use]
+    pub fn hierarchy(&self) -> &Hierarchy {
+        &self.hierarchy
     }
 
     /// Cell edge, metres.

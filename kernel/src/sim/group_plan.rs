@@ -53,7 +53,7 @@ impl Sim {
             let routed = planned
                 && self
                     .ground_position(unit)
-                    .is_some_and(|from| planner.route(&map, from, goal_cell, target));
+                    .is_some_and(|from| planner.route(&map, from, self.is_wheeled(unit), goal_cell, target));
             if routed {
                 self.paths
                     .give_route(&mut self.vehicles, &mut self.platoons, unit, target, &planner.corners);
@@ -72,6 +72,12 @@ impl Sim {
         (!flies).then(|| columns.position[row])
     }
 
+    fn is_wheeled(&self, unit: UnitId) -> bool {
+        self.vehicles
+            .row_of(unit)
+            .is_some_and(|row| self.vehicles.columns().kind[row] == VehicleKind::Wheeled as u8)
+    }
+
     fn queue_each(&mut self, units: &[UnitId], targets: &[Vec2]) {
         for (&unit, &target) in units.iter().zip(targets) {
             self.queue_move(unit, target);
@@ -81,9 +87,10 @@ impl Sim {
 
 impl GroupPlanner {
     /// Writes into `corners` the route from `from` by the field to the
-    /// goal cell and on to `target`. Returns `false` when the field did not
+    /// goal cell and on to `target` (by `from`'s cell centre first where the
+    /// first leg would clip a wall, unless the unit is `wheeled`). Returns `false` when the field did not
     /// reach `from`'s cell, or the goal cell does not see `target`.
-    fn route(&mut self, map: &WorldMap, from: Vec2, goal: Cell, target: Vec2) -> bool {
+    fn route(&mut self, map: &WorldMap, from: Vec2, wheeled: bool, goal: Cell, target: Vec2) -> bool {
         let Some(start) = map.cell_at(from) else {
             return false;
         };
@@ -107,7 +114,9 @@ impl GroupPlanner {
             }
         }
         map.corners_into(&self.path, target, &mut self.corners);
-        start_at_cell_centre(map, Some(from), &self.path, &mut self.corners);
+        if !wheeled {
+            start_at_cell_centre(map, Some(from), &self.path, &mut self.corners);
+        }
         true
     }
 }

@@ -257,7 +257,7 @@ pub(crate) fn rebuild_flights(
     map: Option<&WorldMap>,
 ) -> Result<SearchFlights, SnapshotError> {
     match map {
-        Some(map) => SearchFlights::from_records(records, map.grid(), BATCH)
+        Some(map) => SearchFlights::from_records(records, map, BATCH)
             .map_err(SnapshotError::Inconsistent),
         None if records.is_empty() => Ok(SearchFlights::default()),
         None => Err(inconsistent(

@@ -7,7 +7,8 @@
 //! microseconds ([`super`] says why): a round
 //! ([`SearchFlights::advance`]) splits a budget equally among the searching
 //! slots (the remainder one unit each to the lowest slots) and resumes them
-//! across the rayon pool ([`GridPlanner::resume`]). A resumed search never
+//! across the rayon pool ([`HierarchicalPlanner::resume`]: HPA* when the
+//! ends are far apart, grid A* when they are near). A resumed search never
 //! does more work than its allowance, and ends exactly as it would have at
 //! once, so which searches end in which tick — and what they return —
 //! depends only on the requests and the budget, never on the thread count
@@ -20,7 +21,7 @@
 
 use rayon::prelude::*;
 
-use crate::nav::{Cell, CostGrid, GridPlanner, Path, PathError, Progress};
+use crate::nav::{Cell, HierarchicalPlanner, Path, PathError, Progress, WorldMap};
 use crate::data::path_requests::PathRequest;
 
 /// Rounds whose budget is at least this many work units resume their
@@ -50,7 +51,7 @@ struct Flight {
     request: PathRequest,
     start: Cell,
     goal: Cell,
-    planner: GridPlanner,
+    planner: HierarchicalPlanner,
     path: Path,
     /// Work allowed in the current round.
     allowance: u32,
@@ -61,9 +62,12 @@ struct Flight {
 
 impl Flight {
     /// Resumes the search for its allowance.
-    fn advance(&mut self, grid: &CostGrid) {
+    fn advance(&mut self, map: &WorldMap) {
         let (work, expanded) = (self.planner.work(), self.planner.expanded());
-        self.slot = match self.planner.resume(grid, self.allowance, &mut self.path) {
+        let progress = self
+            .planner
+            .resume(map.hierarchy(), map.grid(), self.allowance, &mut self.path);
+        self.slot = match progress {
             Progress::Suspended => Slot::Searching,
             Progress::Done { reached_goal } => Slot::Ended { reached_goal },
             // Not reached: a searching slot's context holds its search.
@@ -95,7 +99,7 @@ pub struct FlightRecord {
 /// What one round did.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Round {
-    /// Work units done ([`GridPlanner::work`]).
+    /// Work units done ([`HierarchicalPlanner::work`]).
     pub work: u64,
     /// Nodes expanded.
     pub expanded: u64,
@@ -109,13 +113,14 @@ pub struct SearchFlights {
 
 impl SearchFlights {
     /// Makes `slots` slots, each with a context and a path buffer sized for
-    /// `grid`, so searching and delivering allocate nothing.
-    pub fn reserve(&mut self, grid: &CostGrid, slots: usize) {
+    /// `map`, so searching and delivering allocate nothing.
+    pub fn reserve(&mut self, map: &WorldMap, slots: usize) {
+        let grid = map.grid();
         if self.flights.len() < slots {
             self.flights.resize_with(slots, Flight::default);
         }
         for flight in &mut self.flights {
-            flight.planner.reserve(grid);
+            flight.planner.reserve(map.hierarchy(), grid);
             let room = grid.cell_count().saturating_sub(flight.path.cells.len());
             flight.path.cells.reserve(room);
         }
@@ -155,11 +160,13 @@ impl SearchFlights {
         slot: usize,
         request: PathRequest,
         (start, goal): (Cell, Cell),
-        grid: &CostGrid,
+        map: &WorldMap,
     ) -> Result<(), PathError> {
         let flight = &mut self.flights[slot];
         debug_assert_eq!(flight.slot, Slot::Free, "slot {slot} is taken");
-        flight.planner.begin(grid, start, goal, u32::MAX)?;
+        flight
+            .planner
+            .begin(map.hierarchy(), map.grid(), start, goal)?;
         flight.slot = Slot::Searching;
         flight.request = request;
         (flight.start, flight.goal) = (start, goal);
@@ -175,7 +182,7 @@ impl SearchFlights {
     /// them (in parallel when the budget is large enough); searches that
     /// end wait in their slots for [`SearchFlights::deliver`]. Never does
     /// more than `budget` work.
-    pub fn advance(&mut self, grid: &CostGrid, budget: u64) -> Round {
+    pub fn advance(&mut self, map: &WorldMap, budget: u64) -> Round {
         let searching = self.searching() as u64;
         if searching == 0 {
             return Round::default();
@@ -197,7 +204,7 @@ impl SearchFlights {
         }
         let advance = |flight: &mut Flight| {
             if flight.slot == Slot::Searching {
-                flight.advance(grid);
+                flight.advance(map);
             }
         };
         if searching > 1 && budget >= PARALLEL_MIN_WORK && !crate::parallel::sequential() {
@@ -252,7 +259,7 @@ impl SearchFlights {
             })
     }
 
-    /// Flights rebuilt from a snapshot's `records` on `grid`, with `slots`
+    /// Flights rebuilt from a snapshot's `records` on `map`, with `slots`
     /// slots: each search begun again and resumed for the work it
     /// had done, which suspends it in the state it was saved in. A record
     /// that does not fit (a slot out of range or taken twice, ends the
@@ -260,11 +267,11 @@ impl SearchFlights {
     /// named in the error.
     pub fn from_records(
         records: &[FlightRecord],
-        grid: &CostGrid,
+        map: &WorldMap,
         slots: usize,
     ) -> Result<Self, String> {
         let mut flights = Self::default();
-        flights.reserve(grid, slots);
+        flights.reserve(map, slots);
         for record in records {
             let slot = record.slot as usize;
             if slot >= slots {
@@ -278,11 +285,11 @@ impl SearchFlights {
                 Cell::new(record.goal[0], record.goal[1]),
             );
             flights
-                .begin(slot, record.request, ends, grid)
+                .begin(slot, record.request, ends, map)
                 .map_err(|error| format!("search in slot {slot}: {error}"))?;
             let flight = &mut flights.flights[slot];
             flight.allowance = record.work;
-            flight.advance(grid);
+            flight.advance(map);
             if flight.slot != Slot::Searching || flight.planner.work() != record.work {
                 return Err(format!(
                     "search in slot {slot} does not stop at its recorded work ({})",

@@ -12,7 +12,10 @@
 //! budget.)
 //!
 //! On a grid map up to [`BATCH`] searches are in flight at once, each in
-//! its own slot with its own search context ([`SearchFlights`]). Rounds
+//! its own slot with its own search context ([`SearchFlights`]): an HPA*
+//! query over the map's clusters ([`crate::nav::hierarchy`]) when its ends
+//! are more than two clusters apart, else grid A*; both are suspendable and
+//! count their work in cells. Rounds
 //! split what is left of the budget equally among them and resume them
 //! across the rayon pool; a search whose share runs out is suspended and
 //! carries on next tick, before any new request starts (new requests only
@@ -120,7 +123,7 @@ impl PathService {
     /// the search contexts of `planner`.
     pub fn reserve(&mut self, units: usize, slots: usize, planner: Planner<'_>) {
         match planner {
-            Planner::Grid(map) => self.flights.reserve(map.grid(), BATCH),
+            Planner::Grid(map) => self.flights.reserve(map, BATCH),
             Planner::Polygon(nav) => {
                 if self.vis_search.is_none() {
                     self.vis_search = Some(VisSearch::new(nav));
@@ -502,6 +505,17 @@ impl Movers<'_> {
         })
     }
 
+    /// Whether the requester is a wheeled unit: a cell centre within its
+    /// turning circle is no corner it can drive to.
+    fn is_wheeled(&self, request: &PathRequest) -> bool {
+        let Requester::Unit(unit) = request.requester() else {
+            return false;
+        };
+        self.vehicles
+            .row_of(unit)
+            .is_some_and(|row| self.vehicles.columns().kind()[row] == VehicleKind::Wheeled as u8)
+    }
+
     /// Gives the requester `route` (its corners after the start), or the
     /// straight line to its goal when there is no path (`None`). Counts
     /// served, unreachable and dropped requests.
@@ -620,8 +634,9 @@ fn next_batch<'b>(
 /// The corner of `route` a unit at `here` should drive for, instead of
 /// corner `next`: `next` itself if it is within `reach` or in sight, else
 /// the latest earlier corner in sight; `None` when none is (the unit needs
-/// a new path: its first corner is always in sight from where the route
-/// began, see [`start_at_cell_centre`]).
+/// a new path: its first corner is in sight from where the route began, see
+/// [`start_at_cell_centre`], except for a wheeled unit, which may ask again
+/// until it sees it).
 fn corner_in_sight(map: &WorldMap, route: &[Vec2], next: u32, here: Vec2, reach: f32) -> Option<u32> {
     let corner = route[next as usize];
     if here.distance(corner) <= reach || map.segment_is_clear(here, corner) {
@@ -643,10 +658,9 @@ fn serve_grid(
     budget: Budget,
     movers: &mut Movers<'_>,
 ) {
-    let grid = map.grid();
     // Sized when units were spawned; this only grows a service that was
     // never reserved for the map.
-    flights.reserve(grid, BATCH);
+    flights.reserve(map, BATCH);
     drop_orphaned_flights(flights, movers);
     let mut taken = 0;
     loop {
@@ -664,7 +678,7 @@ fn serve_grid(
         if flights.searching() == 0 || left == 0 {
             return;
         }
-        let round = flights.advance(grid, left);
+        let round = flights.advance(map, left);
         movers.stats.work += round.work;
         movers.stats.expanded += round.expanded;
         flights.deliver(|request, path| {
@@ -673,7 +687,9 @@ fn serve_grid(
                 return;
             };
             map.corners_into(path, request.goal, corners);
-            start_at_cell_centre(map, movers.start_of(request), path, corners);
+            if !movers.is_wheeled(request) {
+                start_at_cell_centre(map, movers.start_of(request), path, corners);
+            }
             movers.accept(request, Some(corners));
         });
     }
@@ -721,7 +737,7 @@ fn start_search(
         return;
     }
     let ends = map.cell_at(position).zip(map.cell_at(request.goal));
-    let begun = ends.is_some_and(|ends| flights.begin(slot, request, ends, map.grid()).is_ok());
+    let begun = ends.is_some_and(|ends| flights.begin(slot, request, ends, map).is_ok());
     if !begun {
         movers.accept(&request, None);
     }
