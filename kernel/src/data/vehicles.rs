@@ -413,48 +413,6 @@ impl UnitSpec {
             steer_mode: SteerMode::default(),
         }
     }
-
-    /// Checks every value once, at the boundary, naming the first bad field.
-    pub fn validate(&self) -> Result<(), SpawnError> {
-        let finite = |field: &'static str, value: f32| {
-            if value.is_finite() {
-                Ok(())
-            } else {
-                Err(SpawnError::NotFinite { field, value })
-            }
-        };
-        let positive = |field: &'static str, value: f32| {
-            finite(field, value)?;
-            if value > 0.0 {
-                Ok(())
-            } else {
-                Err(SpawnError::NotPositive { field, value })
-            }
-        };
-        let non_negative = |field: &'static str, value: f32| {
-            finite(field, value)?;
-            if value >= 0.0 {
-                Ok(())
-            } else {
-                Err(SpawnError::Negative { field, value })
-            }
-        };
-        finite("position.x", self.position.x)?;
-        finite("position.y", self.position.y)?;
-        finite("goal.x", self.goal.x)?;
-        finite("goal.y", self.goal.y)?;
-        finite("altitude", self.altitude)?;
-        finite("heading", self.heading)?;
-        positive("max_speed", self.max_speed)?;
-        positive("max_accel", self.max_accel)?;
-        positive("max_brake", self.max_brake)?;
-        positive("turn_rate", self.turn_rate)?;
-        non_negative("turn_radius", self.turn_radius)?;
-        positive("shield.forward", self.shield.x)?;
-        positive("shield.lateral", self.shield.y)?;
-        positive("shield.vertical", self.shield.z)?;
-        non_negative("inv_mass", self.inv_mass)
-    }
 }
 
 /// Why a spawn was refused; nothing was added.
@@ -483,6 +441,17 @@ pub enum SpawnError {
         field: &'static str,
         /// Its value.
         value: f32,
+    },
+    /// A value's magnitude exceeds its limit (the constants of
+    /// [`crate::unit_limits`]).
+    #[error("unit spec `{field}` must be at most {max} in magnitude, was {value}")]
+    TooLarge {
+        /// The offending field.
+        field: &'static str,
+        /// Its value.
+        value: f32,
+        /// The largest accepted magnitude.
+        max: f32,
     },
     /// The handle table is full (2³² − 1 slots).
     #[error("no free unit handle: {0} units already live")]

@@ -19,6 +19,7 @@ mod platoon_orders;
 mod quality;
 mod views;
 pub mod snapshot;
+mod snapshot_values;
 
 pub use config::{ConfigError, Map, SimConfig};
 pub use events::Event;
