@@ -91,7 +91,7 @@ impl Sim {
         let limit = |key: &str| if key == "facing" { f32::MAX } else { MAX_COORDINATE };
         if let Some((key, value)) = checks
             .into_iter()
-            .find(|&(key, value)| !(value.abs() <= limit(key)))
+            .find(|&(key, value)| !(value.is_finite() && value.abs() <= limit(key)))
         {
             return Err(PlatoonError::BadOrder { key, value });
         }

@@ -6,7 +6,7 @@
 //! a file whose checksums are right but whose values are wrong (a
 //! hand-edited or buggy save).
 
-use glam::{Vec2, Vec3};
+use glam::Vec2;
 
 use super::snapshot::SnapshotError;
 use crate::data::path_requests::PathRequest;
@@ -62,7 +62,7 @@ fn spec_of(c: &Columns, row: usize) -> UnitSpec {
         max_brake: c.max_brake[row],
         turn_rate: c.turn_rate[row],
         turn_radius: c.turn_radius[row],
-        shield: Vec3::from(c.shield[row]),
+        shield: c.shield[row],
         inv_mass: c.inv_mass[row],
         goal: c.goal[row],
         steer_mode: SteerMode::from_u8(c.steer_mode[row]).unwrap_or_default(),

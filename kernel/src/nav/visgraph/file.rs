@@ -332,7 +332,7 @@ impl<'a> Reader<'a> {
         if flat.len() % 2 != 0 {
             return Err(GraphFileError::Corrupt(section));
         }
-        let far = |v: &f64| !(v.abs() <= MAX_COORDINATE);
+        let far = |v: &f64| !(v.is_finite() && v.abs() <= MAX_COORDINATE);
         if let Some(at) = flat.iter().position(far) {
             return Err(GraphFileError::OutOfRange {
                 section,
