@@ -1,6 +1,6 @@
 //! A stable mutation fuzzer for convoy's loaders (no nightly, no
-//! `cargo-fuzz`): [`mutate`] makes hostile variants of the shipped data,
-//! [`targets`] loads and uses them, [`run`] loops for a time and keeps every
+//! `cargo-fuzz`): [`mutate`](mod@mutate) makes hostile variants of the shipped data,
+//! [`targets`](mod@targets) loads and uses them, [`run`] loops for a time and keeps every
 //! finding — a panic or a non-finite output — as a regression input under
 //! `fuzz/regressions/TARGET/`, which `tests/regressions_replay.rs` replays.
 //! `scripts/fuzz.sh TARGET SECONDS` runs one target; `docs/fuzzing.md`
