@@ -358,27 +358,33 @@ columns! {
 pub struct UnitSpec {
     /// Movement class.
     pub kind: VehicleKind,
-    /// Ground-plane position, metres.
+    /// Ground-plane position, metres (each axis within
+    /// [`MAX_COORDINATE`](crate::unit_limits::MAX_COORDINATE) of 0).
     pub position: Vec2,
-    /// Height above the ground, metres.
+    /// Height above the ground, metres (within `MAX_COORDINATE` of 0).
     pub altitude: f32,
     /// Facing, radians from +x counter-clockwise.
     pub heading: f32,
-    /// Top speed, m/s (> 0).
+    /// Top speed, m/s (> 0, at most [`MAX_SPEED`](crate::unit_limits::MAX_SPEED)).
     pub max_speed: f32,
-    /// Largest speed gain, m/s² (> 0).
+    /// Largest speed gain, m/s² (> 0, at most [`MAX_ACCEL`](crate::unit_limits::MAX_ACCEL)).
     pub max_accel: f32,
-    /// Largest braking, m/s² (> 0).
+    /// Largest braking, m/s² (> 0, at most `MAX_ACCEL`).
     pub max_brake: f32,
-    /// Largest yaw rate, rad/s (> 0).
+    /// Largest yaw rate, rad/s (> 0, at most
+    /// [`MAX_TURN_RATE`](crate::unit_limits::MAX_TURN_RATE)).
     pub turn_rate: f32,
-    /// Minimum turning radius, metres (≥ 0).
+    /// Minimum turning radius, metres (≥ 0, at most
+    /// [`MAX_SIZE`](crate::unit_limits::MAX_SIZE)).
     pub turn_radius: f32,
-    /// Shield semi-axes (forward, lateral, vertical), metres (each > 0).
+    /// Shield semi-axes (forward, lateral, vertical), metres (each > 0, at
+    /// most `MAX_SIZE`).
     pub shield: Vec3,
-    /// Inverse mass (≥ 0; 0 is immovable).
+    /// Inverse mass (≥ 0; 0 is immovable; at most
+    /// [`MAX_INV_MASS`](crate::unit_limits::MAX_INV_MASS)).
     pub inv_mass: f32,
-    /// Ordered destination; defaults to the spawn position.
+    /// Ordered destination; defaults to the spawn position (within
+    /// `MAX_COORDINATE` of 0, as `position`).
     pub goal: Vec2,
     /// How steering picks the desired velocity.
     pub steer_mode: SteerMode,
