@@ -21,8 +21,10 @@ pub mod nav;
 pub mod random;
 
 pub use data::platoons::{
-    Formation, MAX_MEMBERS, Phase, PlatoonError, PlatoonId, PlatoonSpec, SlotRule, Softening,
+    Formation, MAX_LOOKAHEAD_S, MAX_MEMBERS, MAX_SPACING_M, Phase, PlatoonError, PlatoonId,
+    PlatoonSpec, SlotRule, Softening,
 };
+pub use data::unit_limits;
 pub use data::vehicles::{
     Columns, PathState, SpawnError, StaleUnit, SteerMode, UnitId, UnitParams, UnitSpec,
     VehicleKind, Vehicles,

@@ -12,8 +12,8 @@ use convoy::nav::{
 };
 use convoy::random::unit_f32;
 use convoy::{
-    Bounds, ConfigError, Map, OrderError, PlatoonError, Sim, SimConfig, UnitSpec, UnreachableGoals,
-    VehicleKind,
+    Bounds, ConfigError, Map, OrderError, PlatoonError, Sim, SimConfig, SpawnError, UnitSpec,
+    UnreachableGoals, VehicleKind,
 };
 use thiserror::Error;
 
@@ -42,6 +42,10 @@ pub enum BuildError {
     /// A scenario's platoon was refused.
     #[error("scenario platoon refused: {0}")]
     Platoon(#[from] PlatoonError),
+    /// A unit the layout placed was refused (such as a `crossing` layout's
+    /// unit on a map's blocked ground).
+    #[error("scenario unit refused: {0}")]
+    Spawn(#[from] SpawnError),
 }
 
 /// Random streams, so each choice draws independent numbers.
@@ -357,9 +361,7 @@ pub fn build(profile: &Profile, threads: usize) -> Result<Sim, BuildError> {
             goal: if stays { spec.position } else { spec.goal },
             ..*spec
         };
-        let unit = sim
-            .spawn(&spec)
-            .expect("scenario specs come from validated profile values");
+        let unit = sim.spawn(&spec)?;
         ids.push(unit);
         if planned && !member {
             // On a map the goal is an order: the `paths` stage plans it.

@@ -6,4 +6,5 @@ pub mod path_requests;
 pub mod platoons;
 pub mod routes;
 pub mod spatial_hash;
+pub mod unit_limits;
 pub mod vehicles;

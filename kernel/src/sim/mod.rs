@@ -23,6 +23,7 @@ mod quality;
 mod queries;
 mod views;
 pub mod snapshot;
+mod snapshot_values;
 
 pub use config::{ConfigError, Map, SimConfig};
 pub use events::Event;

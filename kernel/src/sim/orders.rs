@@ -14,6 +14,7 @@ use thiserror::Error;
 use super::Sim;
 use super::group_spots::{assign_spots, destination_spots};
 use crate::data::path_requests::PathRequest;
+use crate::data::unit_limits::{MAX_COORDINATE, on_map};
 use crate::data::vehicles::{ARRIVE_RADIUS, Columns, PathState, STUCK_AFTER_S, StaleUnit, UnitId, VehicleKind};
 use crate::nav::WorldMap;
 
@@ -51,8 +52,9 @@ pub enum OrderError {
     /// The unit is gone.
     #[error(transparent)]
     Stale(#[from] StaleUnit),
-    /// The goal is NaN or infinite.
-    #[error("move goal must be finite, was {0:?}")]
+    /// The goal is NaN, infinite or further than
+    /// [`MAX_COORDINATE`](crate::unit_limits::MAX_COORDINATE) from 0 on an axis.
+    #[error("move goal must be finite and within ±{MAX_COORDINATE} m of 0 on each axis, was {0:?}")]
     BadGoal(Vec2),
     /// The goal lies off the map.
     #[error("move goal {0:?} is off the map")]
@@ -245,7 +247,7 @@ impl Sim {
             .vehicles
             .row_of(unit)
             .ok_or(OrderError::Stale(StaleUnit(unit)))?;
-        if !goal.is_finite() {
+        if !on_map(goal) {
             return Err(OrderError::BadGoal(goal));
         }
         let Some(map) = self.config.map.grid() else {

@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use glam::Vec2;
 
+use crate::data::unit_limits::MAX_COORDINATE;
 use crate::data::platoons::{
     Formation, MAX_MEMBERS, Phase, Platoon, PlatoonError, PlatoonId, PlatoonSpec, Platoons,
     SPOT_GAP_M, slot_for_reinforcement, to_world, vacate,
@@ -87,7 +88,11 @@ impl Sim {
             ("goal.y", goal.y),
             ("facing", facing.unwrap_or(0.0)),
         ];
-        if let Some((key, value)) = checks.into_iter().find(|(_, value)| !value.is_finite()) {
+        let limit = |key: &str| if key == "facing" { f32::MAX } else { MAX_COORDINATE };
+        if let Some((key, value)) = checks
+            .into_iter()
+            .find(|&(key, value)| !(value.is_finite() && value.abs() <= limit(key)))
+        {
             return Err(PlatoonError::BadOrder { key, value });
         }
         if let Some(map) = self.config.map.grid()

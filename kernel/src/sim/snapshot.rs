@@ -30,7 +30,9 @@
 //! units' route corners), `platoons` (every platoon record, live or free, as
 //! [`crate::data::platoons::Platoon`] bytes), `platoon_free` (free platoon slots)
 //! and `platoon_routes` (the platoons' route corners). Every byte of a
-//! file is covered by a checksum, so any bit flip or truncation is refused;
+//! file is covered by a checksum (the sections follow one another to the
+//! file's end, nothing between or after them), so any bit flip or
+//! truncation is refused;
 //! a file is decoded completely and checked before anything is replaced, so
 //! a refused snapshot leaves the simulation as it was.
 
@@ -48,6 +50,7 @@ use crate::data::path_requests::{PathQueue, PathRequest};
 use crate::data::routes::Routes;
 use crate::nav::WorldMap;
 use crate::sim::Sim;
+use crate::sim::snapshot_values as values;
 use crate::data::vehicles::{Columns, HandleSlot, Vehicles};
 
 /// First bytes of every snapshot.
@@ -101,6 +104,29 @@ pub enum SnapshotError {
     /// Checksums match but the contents contradict each other.
     #[error("snapshot is inconsistent: {0}")]
     Inconsistent(String),
+    /// A unit's value breaks a rule [`Sim::spawn`] keeps (the ranges of
+    /// [`crate::unit_limits`]).
+    #[error("snapshot row {row}: {source}")]
+    BadUnit {
+        /// The unit's row.
+        row: usize,
+        /// The rule it breaks, naming the field.
+        source: crate::SpawnError,
+    },
+    /// A value outside the unit columns (a route corner, a platoon record,
+    /// a path goal, the clock) is not finite or out of range.
+    #[error("snapshot value `{what}` is {value}: {rule}")]
+    BadValue {
+        /// The section and element, such as `routes[12]`.
+        what: String,
+        /// The value (for a point, its larger coordinate's magnitude).
+        value: f64,
+        /// The rule it breaks.
+        rule: &'static str,
+    },
+    /// Bytes lie between or after the sections, outside every checksum.
+    #[error("snapshot has {0} bytes outside its sections")]
+    StrayBytes(usize),
 }
 
 /// The `meta` section.
@@ -232,12 +258,17 @@ pub(crate) fn read(reader: &mut impl Read, map_identity: u64) -> Result<State, S
     let free: Vec<u32> = decode_many(section("free")?, "free")?;
     let vehicles =
         Vehicles::from_parts(columns, slots, free).map_err(SnapshotError::Inconsistent)?;
+    values::check_units(&vehicles)?;
+    values::check_clock(meta.time_s)?;
     let requests: Vec<PathRequest> = decode_many(section("paths")?, "paths")?;
+    values::check_requests(&requests)?;
     let flights: Vec<FlightRecord> = decode_many(section("path_searches")?, "path_searches")?;
     let route_points: Vec<glam::Vec2> = decode_many(section("routes")?, "routes")?;
     check_routes(&vehicles, &route_points)?;
+    values::check_points("routes", &route_points)?;
     let platoons = decode_platoons(&section)?;
     check_members(&vehicles, &platoons)?;
+    values::check_platoons(&platoons)?;
     Ok(State {
         platoons,
         tick: meta.tick,
@@ -300,6 +331,7 @@ fn decode_platoons<'a>(
     if !fits {
         return Err(inconsistent("a platoon route runs past the route buffer"));
     }
+    values::check_points("platoon_routes", &points)?;
     Platoons::from_parts(records, free, Routes::from_points(points))
         .map_err(SnapshotError::Inconsistent)
 }
@@ -362,7 +394,7 @@ fn parse_table(file: &[u8]) -> Result<Vec<(String, &[u8])>, SnapshotError> {
     if version != VERSION {
         return Err(SnapshotError::UnsupportedVersion { found: version });
     }
-    (0..count)
+    let sections = (0..count)
         .map(|index| {
             let entry = HEADER_BYTES + index * TABLE_ENTRY_BYTES;
             let name_bytes = &file[entry..entry + NAME_BYTES];
@@ -384,9 +416,37 @@ fn parse_table(file: &[u8]) -> Result<Vec<(String, &[u8])>, SnapshotError> {
             if xxh3_64(bytes) != checksum {
                 return Err(SnapshotError::Corrupted(format!("section `{name}`")));
             }
-            Ok((name, bytes))
+            Ok((name, offset as usize, bytes))
         })
-        .collect()
+        .collect::<Result<Vec<_>, _>>()?;
+    check_tiling(file.len(), table_end + 8, &sections)?;
+    Ok(sections
+        .into_iter()
+        .map(|(name, _, bytes)| (name, bytes))
+        .collect())
+}
+
+/// The sections follow one another from `start` to the file's end
+/// (`file_len`), so every byte is under a checksum.
+fn check_tiling(
+    file_len: usize,
+    start: usize,
+    sections: &[(String, usize, &[u8])],
+) -> Result<(), SnapshotError> {
+    let mut at = start;
+    for &(ref name, offset, bytes) in sections {
+        if offset < at {
+            return Err(SnapshotError::Corrupted(format!("section `{name}` overlaps")));
+        }
+        if offset > at {
+            return Err(SnapshotError::StrayBytes(offset - at));
+        }
+        at += bytes.len();
+    }
+    match file_len - at {
+        0 => Ok(()),
+        stray => Err(SnapshotError::StrayBytes(stray)),
+    }
 }
 
 /// The `N` bytes at `at`; callers have checked the length.

@@ -146,12 +146,15 @@ impl PlatoonSpec {
         }
     }
 
-    /// Checks every value, naming the first bad one.
+    /// Checks every value, naming the first bad one: `spacing_m` in
+    /// (0, [`MAX_SPACING_M`]], `drift_m` in [0, [`MAX_SPACING_M`]],
+    /// `lookahead_s` in [0, [`MAX_LOOKAHEAD_S`]].
     pub fn validate(&self) -> Result<(), PlatoonError> {
+        let (spacing, drift, lookahead) = (self.spacing_m, self.drift_m, self.lookahead_s);
         let checks = [
-            ("spacing_m", self.spacing_m, self.spacing_m > 0.0),
-            ("lookahead_s", self.lookahead_s, self.lookahead_s >= 0.0),
-            ("drift_m", self.drift_m, self.drift_m >= 0.0),
+            ("spacing_m", spacing, spacing > 0.0 && spacing <= MAX_SPACING_M),
+            ("lookahead_s", lookahead, (0.0..=MAX_LOOKAHEAD_S).contains(&lookahead)),
+            ("drift_m", drift, (0.0..=MAX_SPACING_M).contains(&drift)),
         ];
         for (key, value, ok) in checks {
             if !(value.is_finite() && ok) {
@@ -161,6 +164,11 @@ impl PlatoonSpec {
         Ok(())
     }
 }
+
+/// Largest platoon spacing and drift radius, metres.
+pub const MAX_SPACING_M: f32 = 1.0e3;
+/// Largest platoon lookahead, seconds.
+pub const MAX_LOOKAHEAD_S: f32 = 60.0;
 
 /// Where a platoon is in carrying out its order.
 #[repr(u32)]
@@ -459,8 +467,9 @@ pub enum PlatoonError {
         /// Its value.
         value: f32,
     },
-    /// A goal or facing is NaN or infinite.
-    #[error("platoon order `{key}` must be finite, was {value}")]
+    /// A goal or facing is NaN or infinite, or a goal lies further than
+    /// [`MAX_COORDINATE`](crate::unit_limits::MAX_COORDINATE) from 0.
+    #[error("platoon order `{key}` must be finite (a goal within ±{} m of 0), was {value}", crate::data::unit_limits::MAX_COORDINATE)]
     BadOrder {
         /// `goal.x`, `goal.y` or `facing`.
         key: &'static str,
@@ -688,11 +697,13 @@ impl Platoons {
     /// Whether no reserved spot lies within `gap` of `spot`.
     pub(crate) fn spot_is_free(&self, spot: Vec2, gap: f32) -> bool {
         let (x, y) = Self::spot_key(spot);
-        let reach = (gap / SPOT_GAP_M).ceil() as i32;
+        // Callers' gaps are at most two SPOT_GAP_M; keys saturate, so a
+        // spot however far cannot overflow them.
+        let reach = (gap / SPOT_GAP_M).ceil().clamp(0.0, 2.0) as i32;
         (-reach..=reach).all(|dx| {
             (-reach..=reach).all(|dy| {
                 self.reserved
-                    .get(&(x + dx, y + dy))
+                    .get(&(x.saturating_add(dx), y.saturating_add(dy)))
                     .is_none_or(|spots| spots.iter().all(|other| other.distance(spot) >= gap))
             })
         })

@@ -97,3 +97,24 @@ fn bad_specs_name_their_key() {
     ));
     assert!(PlatoonSpec::squad(3.0).validate().is_ok());
 }
+
+#[test]
+fn spots_at_the_ends_of_the_float_range_do_not_overflow_their_keys() {
+    // Keys saturate at i32::MAX and MIN; the neighbourhood around them used
+    // to overflow (with overflow checks on).
+    let mut platoons = Platoons::default();
+    for far in [Vec2::splat(f32::MAX), Vec2::splat(f32::MIN)] {
+        platoons.reserve_spot(far);
+        assert!(!platoons.spot_is_free(far, 2.0 * SPOT_GAP_M));
+        assert!(platoons.spot_is_free(Vec2::ZERO, 2.0 * SPOT_GAP_M));
+    }
+    let mut spec = PlatoonSpec::squad(3.0);
+    spec.spacing_m = 1e30;
+    assert!(matches!(
+        spec.validate(),
+        Err(PlatoonError::BadSpec {
+            key: "spacing_m",
+            ..
+        })
+    ));
+}

@@ -7,6 +7,10 @@ use thiserror::Error;
 
 use super::{SteerMode, VehicleKind};
 use crate::nav::visgraph::FactionId;
+use crate::data::unit_limits::{
+    MAX_ACCEL, MAX_COORDINATE, MAX_INV_MASS, MAX_SIZE, MAX_SPEED, MAX_TURN_RATE, Sign, finite, in_range,
+    within_map,
+};
 
 /// What an engine gives to spawn one unit; [`UnitSpec::new`] fills the rest
 /// with a kind's defaults.
@@ -80,13 +84,17 @@ impl UnitSpec {
         UnitSpec { faction, ..self }
     }
 
-    /// Checks every value once, at the boundary, naming the first bad field.
+    /// Checks every value once, at the boundary, naming the first bad field
+    /// and, for a value out of range, the accepted range (the constants of
+    /// [`crate::unit_limits`]).
+    ///
+    /// # Errors
+    /// [`SpawnError::NotFinite`], [`SpawnError::NotPositive`],
+    /// [`SpawnError::Negative`] or [`SpawnError::TooLarge`].
     pub fn validate(&self) -> Result<(), SpawnError> {
-        finite("position.x", self.position.x)?;
-        finite("position.y", self.position.y)?;
-        finite("goal.x", self.goal.x)?;
-        finite("goal.y", self.goal.y)?;
-        finite("altitude", self.altitude)?;
+        within_map(["position.x", "position.y"], self.position)?;
+        within_map(["goal.x", "goal.y"], self.goal)?;
+        in_range("altitude", self.altitude, Sign::Any, MAX_COORDINATE)?;
         finite("heading", self.heading)?;
         self.params().validate()
     }
@@ -138,41 +146,15 @@ impl UnitParams {
     /// Checks every value, naming the first bad field (the names
     /// [`UnitSpec::validate`] gives).
     pub fn validate(&self) -> Result<(), SpawnError> {
-        positive("max_speed", self.max_speed)?;
-        positive("max_accel", self.max_accel)?;
-        positive("max_brake", self.max_brake)?;
-        positive("turn_rate", self.turn_rate)?;
-        non_negative("turn_radius", self.turn_radius)?;
-        positive("shield.forward", self.shield.x)?;
-        positive("shield.lateral", self.shield.y)?;
-        positive("shield.vertical", self.shield.z)?;
-        non_negative("inv_mass", self.inv_mass)
-    }
-}
-
-fn finite(field: &'static str, value: f32) -> Result<(), SpawnError> {
-    if value.is_finite() {
-        Ok(())
-    } else {
-        Err(SpawnError::NotFinite { field, value })
-    }
-}
-
-fn positive(field: &'static str, value: f32) -> Result<(), SpawnError> {
-    finite(field, value)?;
-    if value > 0.0 {
-        Ok(())
-    } else {
-        Err(SpawnError::NotPositive { field, value })
-    }
-}
-
-fn non_negative(field: &'static str, value: f32) -> Result<(), SpawnError> {
-    finite(field, value)?;
-    if value >= 0.0 {
-        Ok(())
-    } else {
-        Err(SpawnError::Negative { field, value })
+        in_range("max_speed", self.max_speed, Sign::Positive, MAX_SPEED)?;
+        in_range("max_accel", self.max_accel, Sign::Positive, MAX_ACCEL)?;
+        in_range("max_brake", self.max_brake, Sign::Positive, MAX_ACCEL)?;
+        in_range("turn_rate", self.turn_rate, Sign::Positive, MAX_TURN_RATE)?;
+        in_range("turn_radius", self.turn_radius, Sign::NotNegative, MAX_SIZE)?;
+        in_range("shield.forward", self.shield.x, Sign::Positive, MAX_SIZE)?;
+        in_range("shield.lateral", self.shield.y, Sign::Positive, MAX_SIZE)?;
+        in_range("shield.vertical", self.shield.z, Sign::Positive, MAX_SIZE)?;
+        in_range("inv_mass", self.inv_mass, Sign::NotNegative, MAX_INV_MASS)
     }
 }
 
@@ -202,6 +184,17 @@ pub enum SpawnError {
         field: &'static str,
         /// Its value.
         value: f32,
+    },
+    /// A value's magnitude exceeds its limit (the constants of
+    /// [`crate::unit_limits`]).
+    #[error("unit spec `{field}` must be at most {max} in magnitude, was {value}")]
+    TooLarge {
+        /// The offending field.
+        field: &'static str,
+        /// Its value.
+        value: f32,
+        /// The largest accepted magnitude.
+        max: f32,
     },
     /// The handle table is full (2³² − 1 slots).
     #[error("no free unit handle: {0} units already live")]

@@ -5,8 +5,10 @@
 //! length (`u64`) and XXH3-64, then the body: settings, the free space's
 //! contours, the swamps, the nodes and the CSR edges (targets, plain costs,
 //! lengths, road flags). Effective costs, the corners' sectors, the node grid
-//! and the edge grid are rebuilt on load. Truncated, corrupted or wrong-version blobs are
-//! refused with a [`GraphFileError`].
+//! and the edge grid are rebuilt on load. Truncated, corrupted or wrong-version blobs,
+//! and blobs with numbers out of range (points beyond [`MAX_COORDINATE`], NaN
+//! or negative costs, more pieces than contours), are refused with a
+//! [`GraphFileError`].
 
 use std::io::{Read, Write};
 
@@ -18,7 +20,8 @@ use super::boundary::Boundary;
 use super::nodes::NodeGrid;
 use super::swamps::Swamps;
 use super::{GraphConfig, NO_VERTEX, VisGraph};
-use crate::nav::clearance::FreeSpace;
+use crate::nav::MAX_COORDINATE;
+use crate::nav::clearance::{FreeSpace, MAX_CLEARANCE};
 use crate::nav::polygon::Swamp;
 
 const MAGIC: &[u8; 8] = b"CVYVISGR";
@@ -48,6 +51,18 @@ pub enum GraphFileError {
     /// A section holds impossible values.
     #[error("graph file: section `{0}` is inconsistent")]
     Corrupt(&'static str),
+    /// A number is NaN, infinite or out of its range: points further than
+    /// [`MAX_COORDINATE`] from 0, negative costs or lengths, a clearance
+    /// above [`MAX_CLEARANCE`].
+    #[error("graph file: value {index} of section `{section}` is {value}, out of range")]
+    OutOfRange {
+        /// The section.
+        section: &'static str,
+        /// The value's index in it (a point's, for points).
+        index: usize,
+        /// The value (for a point, its larger coordinate's magnitude).
+        value: f64,
+    },
 }
 
 impl VisGraph {
@@ -134,6 +149,8 @@ fn decode(r: &mut Reader<'_>) -> Result<VisGraph, GraphFileError> {
     let [clearance, road_cost_factor] = settings[..] else {
         return Err(GraphFileError::Corrupt("settings"));
     };
+    check_range("settings", &[clearance], 0.0, MAX_CLEARANCE)?;
+    check_range("settings", &[road_cost_factor], f64::MIN_POSITIVE, f64::MAX)?;
     let points = r.points("points")?;
     let contours: Vec<[u32; 2]> = r
         .u32s("contours")?
@@ -153,6 +170,7 @@ fn decode(r: &mut Reader<'_>) -> Result<VisGraph, GraphFileError> {
             .first()
             .copied()
             .ok_or(GraphFileError::Corrupt("swamps"))?;
+        check_range("swamp cost", &[cost], 1.0, f64::MAX)?;
         swamps.push(Swamp {
             ring: r.points("swamp ring")?,
             cost,
@@ -185,6 +203,8 @@ fn decode(r: &mut Reader<'_>) -> Result<VisGraph, GraphFileError> {
         fast_edges: false,
     };
     check_graph(&graph)?;
+    check_range("costs", &graph.plain_costs, 0.0, f64::MAX)?;
+    check_range("lengths", &graph.lengths, 0.0, f64::MAX)?;
     graph.bake_node_caches();
     graph.bake_costs();
     Ok(graph)
@@ -198,6 +218,7 @@ fn check_space(space: &FreeSpace) -> Result<(), GraphFileError> {
             .iter()
             .all(|&[s, l]| l >= 3 && u64::from(s) + u64::from(l) <= n)
         && space.contour_piece.iter().all(|&p| p < space.pieces)
+        && space.pieces as usize <= space.contours.len() + 1
         && space.contours.iter().map(|c| u64::from(c[1])).sum::<u64>() == n;
     if contours_ok {
         Ok(())
@@ -223,6 +244,23 @@ fn check_graph(g: &VisGraph) -> Result<(), GraphFileError> {
         (false, _) => Err(GraphFileError::Corrupt("nodes")),
         (_, false) => Err(GraphFileError::Corrupt("edges")),
         _ => Ok(()),
+    }
+}
+
+/// Every value of `values` is a number in `[min, max]`.
+fn check_range(
+    section: &'static str,
+    values: &[f64],
+    min: f64,
+    max: f64,
+) -> Result<(), GraphFileError> {
+    match values.iter().position(|v| !(min..=max).contains(v)) {
+        Some(index) => Err(GraphFileError::OutOfRange {
+            section,
+            index,
+            value: values[index],
+        }),
+        None => Ok(()),
     }
 }
 
@@ -293,6 +331,14 @@ impl<'a> Reader<'a> {
         let flat = self.f64s(section)?;
         if flat.len() % 2 != 0 {
             return Err(GraphFileError::Corrupt(section));
+        }
+        let far = |v: &f64| !(v.is_finite() && v.abs() <= MAX_COORDINATE);
+        if let Some(at) = flat.iter().position(far) {
+            return Err(GraphFileError::OutOfRange {
+                section,
+                index: at / 2,
+                value: flat[at].abs(),
+            });
         }
         Ok(flat
             .chunks_exact(2)

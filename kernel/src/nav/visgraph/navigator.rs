@@ -80,8 +80,12 @@ pub struct PathCost {
 /// Why no path was returned.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Error)]
 pub enum NavError {
-    /// A coordinate is NaN or infinite.
-    #[error("{which} is not a finite point")]
+    /// A coordinate is NaN, infinite or further than
+    /// [`MAX_COORDINATE`](crate::nav::MAX_COORDINATE) from 0.
+    #[error(
+        "{which} is not a finite point within {} m of (0, 0) on each axis",
+        crate::nav::MAX_COORDINATE
+    )]
     NotFinite {
         /// `start` or `goal`.
         which: &'static str,

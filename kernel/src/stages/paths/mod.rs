@@ -63,6 +63,9 @@ use crate::data::vehicles::{NONE, PathState, UnitId, VehicleKind, Vehicles};
 pub const BATCH: usize = 8;
 /// `follow`'s flag for a platoon member done with its own path.
 const DROP_ROUTE: u8 = 2;
+/// A unit on its route's first leg that sees no corner of it asks for a
+/// new path once it has made no progress for this long, seconds.
+const REPLAN_AFTER_STALL_S: f32 = 0.1;
 /// Each unit gets the bad-position check every this many ticks.
 pub const BAD_POSITION_CHECK_TICKS: u64 = 16;
 
@@ -296,6 +299,7 @@ impl PathService {
             &*columns.max_brake,
             &*columns.route_start,
         );
+        let stalled_s = &*columns.stalled_s;
         // Wheeled units follow their route's turning curve.
         let wheels_of = |row: usize| {
             if kind[row] != VehicleKind::Wheeled as u8 {
@@ -327,7 +331,10 @@ impl PathService {
                         let mut next = next_rows[offset].min(len - 1);
                         let solo = platoon[row] == NONE;
                         // Pushed off its route (a crowd at a corner): back
-                        // to the last corner in sight, or a new path.
+                        // to the last corner in sight, or a new path — on
+                        // its first leg only once it stalls (a route that
+                        // came late, planned from where the unit was, is
+                        // not asked for again and again).
                         let flies = || {
                             VehicleKind::from_u8(kind[row]).is_some_and(|kind| kind.handling().flies)
                         };
@@ -335,7 +342,9 @@ impl PathService {
                             let reach = 3f32.sqrt() * max_speed[row];
                             match corner_in_sight(map, routes.of(slot), next, here, reach) {
                                 Some(seen) => next = seen,
-                                None => needs_path = true,
+                                None => {
+                                    needs_path = next > 0 || stalled_s[row] >= REPLAN_AFTER_STALL_S;
+                                }
                             }
                         }
                         // A member drops its own path once its end is in

@@ -327,7 +327,7 @@ impl PolygonNavigator {
         out.clear();
         search.bridges.clear();
         for (which, p) in [("start", start), ("goal", goal)] {
-            if !p.is_finite() {
+            if !(p.is_finite() && p.abs().max_element() <= crate::nav::MAX_COORDINATE) {
                 return Err(NavError::NotFinite { which });
             }
         }
@@ -470,7 +470,9 @@ impl PolygonNavigator {
         let low = stages.seeded_to;
         let f_start = q.h_factor * q.start.distance(q.goal);
         let mut high = f_start + stages.span;
-        if high >= stages.f_max {
+        // NaN bounds or a span that cannot grow end the staging: the loop
+        // in `seed_below_top` always stops.
+        if !(high < stages.f_max && stages.span > 0.0) {
             high = f64::INFINITY;
             stages.done = true;
         }

@@ -1,0 +1,159 @@
+//! Value checks for a decoded snapshot: a restored unit meets the rules
+//! [`Sim::spawn`](crate::Sim::spawn) keeps ([`UnitSpec::validate`] on each
+//! row's spec columns, [`crate::unit_limits`] for the rest), and every float
+//! the tick reads — routes, platoon records, path goals, the clock — is
+//! finite and on the map. Checksums catch damaged bytes; these checks catch
+//! a file whose checksums are right but whose values are wrong (a
+//! hand-edited or buggy save).
+
+use glam::Vec2;
+
+use super::snapshot::SnapshotError;
+use crate::data::path_requests::PathRequest;
+use crate::data::platoons::{MAX_SPACING_M, Platoon, Platoons};
+use crate::data::unit_limits::{MAX_COORDINATE, MAX_SPEED, finite, in_range, on_map, Sign, within_map};
+use crate::data::vehicles::{Columns, SpawnError, SteerMode, UnitSpec, VehicleKind, Vehicles};
+
+/// Every unit row, as [`SnapshotError::BadUnit`] naming the row and field.
+pub(crate) fn check_units(vehicles: &Vehicles) -> Result<(), SnapshotError> {
+    let columns = vehicles.columns();
+    (0..vehicles.len()).try_for_each(|row| {
+        check_row(columns, row).map_err(|source| SnapshotError::BadUnit { row, source })
+    })
+}
+
+/// One row: its spec as spawn checks it, then the tick's own columns.
+fn check_row(c: &Columns, row: usize) -> Result<(), SpawnError> {
+    spec_of(c, row).validate()?;
+    let speed = |field, value| in_range(field, value, Sign::Any, MAX_COORDINATE);
+    speed("velocity.x", c.velocity[row].x)?;
+    speed("velocity.y", c.velocity[row].y)?;
+    speed("desired_velocity.x", c.desired_velocity[row].x)?;
+    speed("desired_velocity.y", c.desired_velocity[row].y)?;
+    in_range("cruise_speed", c.cruise_speed[row], Sign::NotNegative, MAX_SPEED)?;
+    within_map(["drive_to.x", "drive_to.y"], c.drive_to[row])?;
+    within_map(["steered_from.x", "steered_from.y"], c.steered_from[row])?;
+    within_map(["route_start.x", "route_start.y"], c.route_start[row])?;
+    if c.final_heading[row].is_infinite() {
+        return Err(SpawnError::NotFinite {
+            field: "final_heading",
+            value: c.final_heading[row],
+        });
+    }
+    finite("progress_m", c.progress_m[row])?;
+    in_range("stalled_s", c.stalled_s[row], Sign::NotNegative, f32::MAX)?;
+    let small = |field, value: u32, max: u32| {
+        in_range(field, value as f32, Sign::NotNegative, max as f32)
+    };
+    small("route_next", c.route_next[row], crate::data::routes::ROUTE_POINTS as u32)?;
+    small("route_pending", u32::from(c.route_pending[row]), 2)?;
+    small("move_state", u32::from(c.move_state[row]), 4)
+}
+
+/// The row's values that a [`UnitSpec`] carries.
+fn spec_of(c: &Columns, row: usize) -> UnitSpec {
+    UnitSpec {
+        kind: VehicleKind::from_u8(c.kind[row]).unwrap_or(VehicleKind::Tracked),
+        position: c.position[row],
+        altitude: c.altitude[row],
+        heading: c.heading[row],
+        max_speed: c.max_speed[row],
+        max_accel: c.max_accel[row],
+        max_brake: c.max_brake[row],
+        turn_rate: c.turn_rate[row],
+        turn_radius: c.turn_radius[row],
+        shield: c.shield[row],
+        inv_mass: c.inv_mass[row],
+        goal: c.goal[row],
+        steer_mode: SteerMode::from_u8(c.steer_mode[row]).unwrap_or_default(),
+        faction: crate::nav::visgraph::FactionId(c.faction[row]),
+    }
+}
+
+/// Route corners (units' or platoons'), path goals and the clock.
+pub(crate) fn check_points(
+    section: &'static str,
+    points: &[Vec2],
+) -> Result<(), SnapshotError> {
+    match points.iter().position(|&p| !on_map(p)) {
+        Some(index) => Err(SnapshotError::BadValue {
+            what: format!("{section}[{index}]"),
+            value: f64::from(points[index].abs().max_element()),
+            rule: "a point must be finite and within MAX_COORDINATE of 0 on each axis",
+        }),
+        None => Ok(()),
+    }
+}
+
+/// Every waiting path request's goal is on the map.
+pub(crate) fn check_requests(requests: &[PathRequest]) -> Result<(), SnapshotError> {
+    let goals: Vec<Vec2> = requests.iter().map(|request| request.goal).collect();
+    check_points("paths.goal", &goals)
+}
+
+/// The simulated clock is finite and not negative.
+pub(crate) fn check_clock(time_s: f64) -> Result<(), SnapshotError> {
+    if time_s.is_finite() && time_s >= 0.0 {
+        Ok(())
+    } else {
+        Err(SnapshotError::BadValue {
+            what: "meta.time_s".to_owned(),
+            value: time_s,
+            rule: "the clock must be finite and not negative",
+        })
+    }
+}
+
+/// Every live platoon's floats: finite where the formations stage reads
+/// them, points on the map, spacing as [`crate::PlatoonSpec::validate`]
+/// accepts it.
+pub(crate) fn check_platoons(platoons: &Platoons) -> Result<(), SnapshotError> {
+    for (index, platoon) in platoons.records().iter().enumerate() {
+        if platoon.live != 1 {
+            continue;
+        }
+        if let Some((field, value)) = bad_platoon_value(platoon) {
+            return Err(SnapshotError::BadValue {
+                what: format!("platoons[{index}].{field}"),
+                value: f64::from(value),
+                rule: "out of the range the platoon's spec and the map allow",
+            });
+        }
+    }
+    Ok(())
+}
+
+/// The first of `platoon`'s values out of range, by field name.
+fn bad_platoon_value(p: &Platoon) -> Option<(&'static str, f32)> {
+    let scalars = [
+        ("morph", p.morph, (0.0..=1.0).contains(&p.morph)),
+        ("heading", p.heading, p.heading.is_finite()),
+        ("speed", p.speed, (0.0..=MAX_SPEED).contains(&p.speed)),
+        ("facing", p.facing, !p.facing.is_infinite()),
+        ("start_heading", p.start_heading, p.start_heading.is_finite()),
+        ("travelled", p.travelled, p.travelled.is_finite()),
+        ("route_length", p.route_length, p.route_length.is_finite()),
+        ("spacing_m", p.spacing_m, p.spacing_m > 0.0 && p.spacing_m <= MAX_SPACING_M),
+        ("lookahead_s", p.lookahead_s, (0.0..=MAX_SPACING_M).contains(&p.lookahead_s)),
+        ("drift_m", p.drift_m, (0.0..=MAX_SPACING_M).contains(&p.drift_m)),
+    ];
+    let scalar = scalars.into_iter().find(|&(_, _, ok)| !ok);
+    let points = [("position", p.position), ("goal", p.goal), ("path_start", p.path_start)]
+        .into_iter()
+        .chain(p.bridge_deck.map(|deck| ("bridge_deck", deck)))
+        .chain(p.spots.map(|spot| ("spots", spot)))
+        .chain(p.drift.map(|drift| ("drift", drift)))
+        .chain(p.targets.map(|target| ("targets", target)));
+    let point = points
+        .map(|(field, point)| (field, point.abs().max_element(), on_map(point)))
+        .find(|&(_, _, ok)| !ok);
+    // A slot's cruise speed is infinite when nothing limits it.
+    let arrays = (p.pull.iter().map(|&v| ("pull", v, v.is_finite())))
+        .chain(p.bridge_span.iter().map(|&v| ("bridge_span", v, v.is_finite())))
+        .chain(p.cruise.iter().map(|&v| ("cruise", v, v >= 0.0)))
+        .find(|&(_, _, ok)| !ok);
+    scalar
+        .or(point)
+        .or(arrays)
+        .map(|(field, value, _)| (field, value))
+}
