@@ -77,7 +77,7 @@ int main(int argc, char **argv) {
         check(convoy_move_state(sim, tanks[k], &state), "convoy_move_state");
         arrived += state == CONVOY_MOVE_ARRIVED;
     }
-    printf("arrived %d of %d\n", arrived, UNITS);
+    printf("at their goals: %d of %d\n", arrived, UNITS);
 
     uint64_t near[UNITS];
     size_t found = 0;

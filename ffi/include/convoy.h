@@ -117,7 +117,7 @@ typedef struct ConvoyConfig {
 } ConvoyConfig;
 
 // A row of the `unit_id` column: the unit's handle as two halves
-// ([`convoy_unit_handle`](crate::convoy_unit_handle) packs them).
+// (`convoy_unit_handle` packs them).
 typedef struct ConvoyUnitId {
   // Slot in the handle table (the low 32 bits of a handle).
   uint32_t index;

@@ -293,3 +293,6 @@ fn config_failure(error: ConfigError) -> Failure {
 fn snapshot_failure(error: SnapshotError) -> Failure {
     Failure::new(ConvoyStatus::ConvoyBadSnapshot, error.to_string())
 }
+
+#[cfg(test)]
+mod tests;

@@ -34,7 +34,7 @@ pub struct ConvoyEvent {
 }
 
 /// A row of the `unit_id` column: the unit's handle as two halves
-/// ([`convoy_unit_handle`](crate::convoy_unit_handle) packs them).
+/// (`convoy_unit_handle` packs them).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ConvoyUnitId {
