@@ -75,13 +75,23 @@ fn set_last_error(message: &str) {
     LAST_ERROR.with(|slot| *slot.borrow_mut() = clean);
 }
 
+/// Empties this thread's last error; allocates only if it held one, so a
+/// step that succeeds allocates nothing.
+fn clear_last_error() {
+    LAST_ERROR.with(|slot| {
+        if !slot.borrow().is_empty() {
+            *slot.borrow_mut() = CString::default();
+        }
+    });
+}
+
 /// Runs `body` behind the FFI boundary: a panic becomes `CONVOY_PANIC`,
 /// a failure its status; either leaves its message for
 /// [`convoy_last_error_message`]. Success clears the message.
 pub(crate) fn guard(body: impl FnOnce() -> Result<(), Failure>) -> ConvoyStatus {
     let failure = match catch_unwind(AssertUnwindSafe(body)) {
         Ok(Ok(())) => {
-            set_last_error("");
+            clear_last_error();
             return ConvoyStatus::ConvoyOk;
         }
         Ok(Err(failure)) => failure,
