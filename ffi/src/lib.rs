@@ -1,0 +1,298 @@
+//! A C ABI over the convoy kernel, for engines written in C, C++ or C#
+//! (Unity, Unreal, Godot): an opaque [`ConvoySim`] created from a
+//! [`ConvoyConfig`], unit handles as `uint64_t` (a `UnitId`'s generation in
+//! the high 32 bits, its index in the low), a [`ConvoyStatus`] from every
+//! fallible call with a message from [`convoy_last_error_message`], events
+//! as an array of plain structs and columns as pointer + length, both
+//! borrowed from the `Sim` until the next call that changes it.
+//!
+//! `ffi/include/convoy.h` is generated from these items by cbindgen and
+//! checked by `ffi/tests/header_is_current.rs`; `ffi/examples/scene.c`
+//! drives a scene through it (`ffi/tests/c_example.rs`). docs/ffi.md is the
+//! guide.
+
+use std::ffi::{CStr, c_char};
+use std::sync::Arc;
+
+use convoy::glam::Vec2;
+use convoy::nav::{MapError, Mobility, WorldMap, load_map};
+use convoy::{Bounds, ConfigError, Map, QueryHit, Sim, SimConfig, SnapshotError};
+
+mod status;
+mod units;
+mod views;
+
+pub use status::{ConvoyStatus, convoy_last_error_message};
+pub use units::*;
+pub use views::*;
+
+use status::{Failure, guard};
+use views::collect_events;
+
+/// What [`convoy_sim_new`] builds a world from; start from
+/// [`convoy_config_default`] and change what you need.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct ConvoyConfig {
+    /// The world's south-west corner (x east, y north), metres.
+    pub min_x: f32,
+    /// The world's south-west corner, y.
+    pub min_y: f32,
+    /// The world's north-east corner, x.
+    pub max_x: f32,
+    /// The world's north-east corner, y.
+    pub max_y: f32,
+    /// Worker threads (at least 1); 1 steps on the calling thread with no
+    /// thread pool at all.
+    pub threads: u32,
+    /// Every this many ticks rows are reordered into spatial order (an
+    /// event says so); 0 never reorders.
+    pub reorder_interval: u32,
+    /// A Moving AI `.map` file to move on (UTF-8 path, NUL-terminated), or
+    /// NULL for an open field.
+    pub map_path: *const c_char,
+    /// The map's cell edge, metres.
+    pub cell_size: f32,
+    /// Where the map's cell (0, 0) corner lies, x.
+    pub origin_x: f32,
+    /// Where the map's cell (0, 0) corner lies, y.
+    pub origin_y: f32,
+}
+
+/// An opaque simulation: the kernel's `Sim` and the buffers the C API
+/// lends out (events, query hits, the last snapshot).
+pub struct ConvoySim {
+    sim: Sim,
+    events: Vec<ConvoyEvent>,
+    hits: Vec<QueryHit>,
+    snapshot: Vec<u8>,
+    /// A panic was caught in a call on this `Sim`: its state may be torn.
+    poisoned: bool,
+}
+
+/// A default configuration: the square from (-1000, -1000) to (1000, 1000)
+/// m, one thread, reorder every 32 ticks, an open field, 8 m map cells at
+/// (0, 0).
+#[unsafe(no_mangle)]
+pub extern "C" fn convoy_config_default() -> ConvoyConfig {
+    ConvoyConfig {
+        min_x: -1000.0,
+        min_y: -1000.0,
+        max_x: 1000.0,
+        max_y: 1000.0,
+        threads: 1,
+        reorder_interval: 32,
+        map_path: std::ptr::null(),
+        cell_size: 8.0,
+        origin_x: 0.0,
+        origin_y: 0.0,
+    }
+}
+
+/// Builds a world from `*config` and stores it in `*out` (NULL on
+/// failure). Destroy it with [`convoy_sim_free`].
+///
+/// # Safety
+/// `config` is NULL or points to a valid `ConvoyConfig` whose `map_path`
+/// is NULL or a NUL-terminated string; `out` is NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn convoy_sim_new(
+    config: *const ConvoyConfig,
+    out: *mut *mut ConvoySim,
+) -> ConvoyStatus {
+    guard(|| {
+        let out = unsafe { out.as_mut() }.ok_or_else(|| Failure::null("out"))?;
+        *out = std::ptr::null_mut();
+        let config = unsafe { config.as_ref() }.ok_or_else(|| Failure::null("config"))?;
+        let sim = Sim::new(sim_config(config)?).map_err(config_failure)?;
+        *out = Box::into_raw(Box::new(ConvoySim {
+            sim,
+            events: Vec::new(),
+            hits: Vec::new(),
+            snapshot: Vec::new(),
+            poisoned: false,
+        }));
+        Ok(())
+    })
+}
+
+/// Destroys a world made by [`convoy_sim_new`]; NULL does nothing. Every
+/// pointer it lent out dies with it.
+///
+/// # Safety
+/// `sim` is NULL or a pointer from `convoy_sim_new` not yet freed.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn convoy_sim_free(sim: *mut ConvoySim) {
+    if !sim.is_null() {
+        // Dropping frees memory only; a panic in a drop would abort, not unwind.
+        drop(unsafe { Box::from_raw(sim) });
+    }
+}
+
+/// Advances the world by `dt` seconds (clamped to 0.25 s) and replaces the
+/// events ([`convoy_events`]). `dt` must be positive and finite.
+///
+/// # Safety
+/// `sim` is NULL or a live pointer from `convoy_sim_new`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn convoy_step(sim: *mut ConvoySim, dt: f32) -> ConvoyStatus {
+    with_sim_mut(unsafe { sim.as_mut() }, |handle| {
+        handle.sim.try_step(dt).map_err(Failure::bad)?;
+        collect_events(&handle.sim, &mut handle.events);
+        Ok(())
+    })
+}
+
+/// Writes the lockstep checksum of the whole state (XXH3-64 over the
+/// snapshot's sections) to `*out`.
+///
+/// # Safety
+/// `sim` is NULL or live; `out` is NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn convoy_checksum(sim: *const ConvoySim, out: *mut u64) -> ConvoyStatus {
+    with_sim(unsafe { sim.as_ref() }, |handle| {
+        let out = unsafe { out.as_mut() }.ok_or_else(|| Failure::null("out"))?;
+        *out = handle.sim.checksum();
+        Ok(())
+    })
+}
+
+/// Saves the whole state as a snapshot into a buffer the `Sim` owns and
+/// lends it as `*bytes`, `*len`: valid until the next `convoy_save` on this
+/// `Sim` or its destruction. Copy it to keep it.
+///
+/// # Safety
+/// `sim` is NULL or live; `bytes` and `len` are NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn convoy_save(
+    sim: *mut ConvoySim,
+    bytes: *mut *const u8,
+    len: *mut usize,
+) -> ConvoyStatus {
+    with_sim_mut(unsafe { sim.as_mut() }, |handle| {
+        let bytes = unsafe { bytes.as_mut() }.ok_or_else(|| Failure::null("bytes"))?;
+        let len = unsafe { len.as_mut() }.ok_or_else(|| Failure::null("len"))?;
+        handle.snapshot.clear();
+        handle
+            .sim
+            .save(&mut handle.snapshot)
+            .map_err(|error| Failure::new(ConvoyStatus::ConvoyIo, error.to_string()))?;
+        *bytes = handle.snapshot.as_ptr();
+        *len = handle.snapshot.len();
+        Ok(())
+    })
+}
+
+/// Replaces the world's state with a snapshot from [`convoy_save`] (of a
+/// world on the same map); on failure nothing changes. The events are
+/// emptied.
+///
+/// # Safety
+/// `sim` is NULL or live; `bytes` is NULL or points to `len` readable bytes.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn convoy_restore(
+    sim: *mut ConvoySim,
+    bytes: *const u8,
+    len: usize,
+) -> ConvoyStatus {
+    with_sim_mut(unsafe { sim.as_mut() }, |handle| {
+        if bytes.is_null() {
+            return Err(Failure::null("bytes"));
+        }
+        let mut data = unsafe { std::slice::from_raw_parts(bytes, len) };
+        handle.sim.restore(&mut data).map_err(snapshot_failure)?;
+        handle.events.clear();
+        Ok(())
+    })
+}
+
+/// Runs `body` on `sim`, refusing NULL (`sim` is the caller's pointer,
+/// converted) and poisoned `Sim`s; `body` only reads.
+pub(crate) fn with_sim(
+    sim: Option<&ConvoySim>,
+    body: impl FnOnce(&ConvoySim) -> Result<(), Failure>,
+) -> ConvoyStatus {
+    match sim {
+        None => guard(|| Err(Failure::null("sim"))),
+        Some(handle) if handle.poisoned => guard(|| Err(poisoned())),
+        Some(handle) => guard(|| body(handle)),
+    }
+}
+
+/// [`with_sim`] with write access; a panic in `body` poisons the `Sim`.
+pub(crate) fn with_sim_mut(
+    sim: Option<&mut ConvoySim>,
+    body: impl FnOnce(&mut ConvoySim) -> Result<(), Failure>,
+) -> ConvoyStatus {
+    let Some(handle) = sim else {
+        return guard(|| Err(Failure::null("sim")));
+    };
+    if handle.poisoned {
+        return guard(|| Err(poisoned()));
+    }
+    let status = guard(|| body(&mut *handle));
+    if status == ConvoyStatus::ConvoyPanic {
+        handle.poisoned = true;
+    }
+    status
+}
+
+/// The refusal of a `Sim` that panicked.
+fn poisoned() -> Failure {
+    Failure::new(
+        ConvoyStatus::ConvoyPanic,
+        "this sim panicked in an earlier call; destroy it",
+    )
+}
+
+/// The kernel's configuration for `config`, loading its map.
+fn sim_config(config: &ConvoyConfig) -> Result<SimConfig, Failure> {
+    let min = Vec2::new(config.min_x, config.min_y);
+    let max = Vec2::new(config.max_x, config.max_y);
+    if !(min.is_finite() && max.is_finite() && min.cmplt(max).all()) {
+        return Err(Failure::bad(format!(
+            "config bounds must be finite with min < max, were ({}, {}) to ({}, {})",
+            min.x, min.y, max.x, max.y
+        )));
+    }
+    let mut sim_config = SimConfig::new(Bounds::new(min, max));
+    sim_config.threads = config.threads as usize;
+    sim_config.reorder_interval = config.reorder_interval;
+    if !config.map_path.is_null() {
+        let path = unsafe { CStr::from_ptr(config.map_path) };
+        let path = path
+            .to_str()
+            .map_err(|_| Failure::bad("config `map_path` is not UTF-8"))?;
+        let grid = load_map(path).map_err(map_failure)?;
+        let origin = Vec2::new(config.origin_x, config.origin_y);
+        let map = WorldMap::new(&grid, Mobility::GROUND, origin, config.cell_size)
+            .map_err(|error| Failure::bad(format!("config: {error}")))?;
+        sim_config.map = Map::Grid(Arc::new(map));
+    }
+    Ok(sim_config)
+}
+
+/// A map file that could not be loaded: unreadable, or malformed.
+fn map_failure(error: MapError) -> Failure {
+    let status = match error {
+        MapError::Io { .. } => ConvoyStatus::ConvoyIo,
+        MapError::Parse { .. } => ConvoyStatus::ConvoyBadMap,
+    };
+    Failure::new(status, error.to_string())
+}
+
+/// A configuration `Sim::new` refused.
+fn config_failure(error: ConfigError) -> Failure {
+    match error {
+        ConfigError::Map(error) => map_failure(error),
+        other => Failure::bad(format!("config: {other}")),
+    }
+}
+
+/// A snapshot `Sim::restore` refused.
+fn snapshot_failure(error: SnapshotError) -> Failure {
+    Failure::new(ConvoyStatus::ConvoyBadSnapshot, error.to_string())
+}
+
+#[cfg(test)]
+mod tests;

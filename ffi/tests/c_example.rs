@@ -1,0 +1,95 @@
+//! `ffi/examples/scene.c` compiled with the system C compiler against the
+//! static library `cargo test` builds (beside this test's executable) and
+//! run on arena2: every tank arrives, each arrival is reported once, and
+//! the restored twin's checksums equal the original's. Without `cc` this
+//! fails: the C ABI is not tested by skipping.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The static library built with this test: `<target>/<profile>/deps`.
+fn static_library() -> PathBuf {
+    let exe = std::env::current_exe().expect("the test knows its own path");
+    let deps = exe
+        .parent()
+        .expect("the test runs from target/<profile>/deps");
+    let library = deps.join("libconvoy_ffi.a");
+    assert!(
+        library.is_file(),
+        "{} is missing: cargo builds the staticlib crate type with the tests",
+        library.display()
+    );
+    library
+}
+
+/// Compiles the example into this test's scratch folder.
+fn compile(crate_dir: &Path) -> PathBuf {
+    let output = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("convoy_scene");
+    let version = Command::new("cc").arg("--version").output();
+    assert!(
+        version.is_ok_and(|out| out.status.success()),
+        "no C compiler: the C example test needs `cc` on PATH (apt-get install gcc)"
+    );
+    let status = Command::new("cc")
+        .args(["-std=c11", "-Wall", "-Wextra", "-Werror"])
+        .arg(crate_dir.join("examples/scene.c"))
+        .arg("-I")
+        .arg(crate_dir.join("include"))
+        .arg(static_library())
+        .args(["-lpthread", "-ldl", "-lm", "-o"])
+        .arg(&output)
+        .status()
+        .expect("cc runs");
+    assert!(
+        status.success(),
+        "cc could not build examples/scene.c: {status}"
+    );
+    output
+}
+
+/// The value after `prefix` on the line that starts with it.
+fn value_after<'a>(stdout: &'a str, prefix: &str) -> &'a str {
+    stdout
+        .lines()
+        .find_map(|line| line.strip_prefix(prefix))
+        .unwrap_or_else(|| panic!("no line `{prefix}…` in:\n{stdout}"))
+}
+
+#[test]
+fn the_c_scene_runs_its_units_to_their_spots_and_restores_exactly() {
+    let crate_dir = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let scene = compile(crate_dir);
+    let map = crate_dir.join("../profiles/maps/arena2.map");
+    let run = Command::new(&scene)
+        .arg(&map)
+        .output()
+        .expect("the scene runs");
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(
+        run.status.success(),
+        "scene failed: {}\n{stdout}\n{stderr}",
+        run.status
+    );
+
+    let arrivals: Vec<&str> = stdout
+        .lines()
+        .filter_map(|line| line.strip_prefix("arrived unit "))
+        .map(|rest| rest.split_whitespace().next().unwrap_or(rest))
+        .collect();
+    let distinct: BTreeSet<&str> = arrivals.iter().copied().collect();
+    assert_eq!((arrivals.len(), distinct.len()), (8, 8), "{stdout}");
+    assert_eq!(value_after(&stdout, "at their goals: "), "8 of 8");
+    assert_eq!(value_after(&stdout, "within 60 m of the goal: "), "8");
+    let checksum = value_after(&stdout, "checksum ");
+    assert_eq!(value_after(&stdout, "restored checksum "), checksum);
+    let after: Vec<&str> = value_after(&stdout, "after 2 s more: ")
+        .split(" and ")
+        .collect();
+    assert_eq!(after.len(), 2);
+    assert_eq!(after[0], after[1], "the restored twin diverged");
+    assert_ne!(after[0], checksum, "the worlds did not move");
+    assert!(value_after(&stdout, "stale handle: ").starts_with("status 3, unit"));
+    assert_eq!(stdout.lines().last(), Some("ok"));
+}
