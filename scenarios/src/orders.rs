@@ -17,17 +17,12 @@
 use glam::Vec2;
 
 use convoy::nav::{GridPlanner, WorldMap};
-use std::f32::consts::TAU;
 
-use convoy::random::{mix64, unit_f32};
+use convoy::random::mix64;
 use convoy::{Phase, PlatoonError, PlatoonId, Sim};
 
 use crate::profile::{Layout, Profile};
-use crate::scenario::{random_cell, scan_from};
-
-/// Random streams of the platoons' later orders.
-const ORDER_X_STREAM: u64 = 7;
-const ORDER_Y_STREAM: u64 = 8;
+use crate::scenario::{ORDER_STREAMS, goal_within, random_cell, scan_from};
 
 /// A leg's ideal time counts as at least this, seconds: a platoon ordered
 /// a few metres away spends its time forming up, not travelling.
@@ -210,20 +205,12 @@ impl Orders {
             .map_or(Vec2::ZERO, |platoon| platoon.position());
         match (self.scatter, sim.config().map.grid()) {
             (true, Some(map)) => {
-                let here = map.cell_at(position);
                 let draw = mix64((index as u64) << 32 ^ tick);
-                let streams = (ORDER_X_STREAM, ORDER_Y_STREAM);
-                let first = if self.range_m > 0.0 {
-                    let angle = TAU * unit_f32(self.seed, ORDER_X_STREAM, draw);
-                    let reach = self.range_m * unit_f32(self.seed, ORDER_Y_STREAM, draw).sqrt();
-                    let bounds = map.bounds();
-                    let goal = (position + Vec2::from_angle(angle) * reach)
-                        .clamp(bounds.min, bounds.max - 1e-3);
-                    map.cell_at(goal)
-                        .unwrap_or_else(|| random_cell(map, self.seed, streams, draw))
-                } else {
-                    random_cell(map, self.seed, streams, draw)
-                };
+                if self.range_m > 0.0 {
+                    return goal_within(map, self.seed, position, self.range_m, draw);
+                }
+                let here = map.cell_at(position);
+                let first = random_cell(map, self.seed, ORDER_STREAMS, draw);
                 let cell = scan_from(map, first, |cell| {
                     here.is_some_and(|here| map.grid().connected(here, cell))
                 });

@@ -55,6 +55,8 @@ const JITTER_Y_STREAM: u64 = 3;
 const SPEED_STREAM: u64 = 4;
 const CELL_X_STREAM: u64 = 5;
 const CELL_Y_STREAM: u64 = 6;
+/// Random streams of a goal drawn within an order range.
+pub(crate) const ORDER_STREAMS: (u64, u64) = (7, 8);
 /// Random cells tried per open-cell draw before scanning for one.
 const CELL_ATTEMPTS: u64 = 64;
 
@@ -105,11 +107,16 @@ fn scatter(
         let mut spec = if slot == 0 {
             let start = open_cell(map, seed, 2 * index, |_| true);
             let flies = kind.handling().flies;
-            let goal = open_cell(map, seed, 2 * index + 1, |cell| {
-                flies || map.grid().connected(start, cell)
-            });
+            let goal = if platoons.order_range_m > 0.0 {
+                let from = map.centre_of(start);
+                goal_within(map, seed, from, platoons.order_range_m, index)
+            } else {
+                map.centre_of(open_cell(map, seed, 2 * index + 1, |cell| {
+                    flies || map.grid().connected(start, cell)
+                }))
+            };
             let mut spec = UnitSpec::new(kind, map.centre_of(start));
-            spec.goal = map.centre_of(goal);
+            spec.goal = goal;
             spec.heading = std::f32::consts::TAU * unit_f32(seed, JITTER_X_STREAM, index);
             if platoons.size > 0 {
                 groups.push(Vec::with_capacity(size));
@@ -159,6 +166,20 @@ fn open_cell(map: &WorldMap, seed: u64, draw: u64, wanted: impl Fn(Cell) -> bool
         }
     }
     scan_from(map, cell, fits)
+}
+
+/// A point drawn uniformly from the disc of `range_m` round `from`, from
+/// `(seed, ORDER_STREAMS, draw)` (a player's click near a unit), moved to
+/// the centre of the nearest open cell of `from`'s region.
+pub(crate) fn goal_within(map: &WorldMap, seed: u64, from: Vec2, range_m: f32, draw: u64) -> Vec2 {
+    let (x_stream, y_stream) = ORDER_STREAMS;
+    let angle = std::f32::consts::TAU * unit_f32(seed, x_stream, draw);
+    let reach = range_m * unit_f32(seed, y_stream, draw).sqrt();
+    let click = from + Vec2::from_angle(angle) * reach;
+    map.cell_at(from)
+        .and_then(|cell| map.grid().region(cell))
+        .and_then(|region| map.nearest_open_in_region(click, region))
+        .unwrap_or(from)
 }
 
 /// A cell drawn uniformly from `(seed, streams, draw)`.

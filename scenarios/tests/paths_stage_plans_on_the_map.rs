@@ -253,6 +253,8 @@ fn arena2_planning_never_exceeds_its_work_budget() {
         let mut profile =
             convoy_scenarios::Profile::load(std::path::Path::new(file)).expect("loads");
         profile.scenario.units = 400;
+        // Orders anywhere on the map: long searches.
+        profile.platoons.order_range_m = 0.0;
         profile.paths.max_expanded_nodes_per_tick = budget;
         let mut sim = convoy_scenarios::build(&profile, 2).expect("builds");
         let mut orders = convoy_scenarios::Orders::new(&profile, &sim);

@@ -266,6 +266,8 @@ fn the_skirmish_keeps_ground_units_off_blocked_cells_and_crosses_both_bridges() 
     let mut profile =
         convoy_scenarios::Profile::load(std::path::Path::new(path)).expect("the profile loads");
     profile.scenario.units = 2000;
+    // Orders anywhere on the field, so platoons have the river to cross.
+    profile.platoons.order_range_m = 0.0;
     let mut sim = convoy_scenarios::build(&profile, 2).expect("the profile builds");
     let mut orders = convoy_scenarios::Orders::new(&profile, &sim);
     let field = concat!(

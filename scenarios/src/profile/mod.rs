@@ -180,7 +180,7 @@ pub struct PlatoonsSection {
     pub reorder_every_s: f32,
     /// A platoon gets its next order as soon as it arrives.
     pub reorder_on_arrival: bool,
-    /// A later order's goal lies within this many metres of the platoon,
+    /// Every order's goal (the first too) lies within this many metres of the platoon,
     /// as a player's clicks do (0: anywhere on the map).
     pub order_range_m: f32,
 }
