@@ -4,11 +4,12 @@
 //! styles and data inline, no network.
 //!
 //! The units' encoding is in [`record`], the map's under them in [`map`];
-//! the player (`player.html`) is plain
-//! JavaScript. With the URL hash `#selftest` the player draws the first and
-//! last frames, then writes what it drew into `<pre id="selftest">`, so a
-//! headless browser's `--dump-dom` can check it (see
-//! `bench/tests/replay_browser.rs`).
+//! the player (`player.html`) is plain JavaScript. With the URL hash
+//! `#selftest` the player draws the first and last frames, then writes what
+//! it drew into `<pre id="selftest">`, so a headless browser's `--dump-dom`
+//! can check it (see `bench/tests/replay_browser.rs`); `#selftest&probe=X,Y;…`
+//! and `&unit=U` add the colours the map paints at those world points and
+//! under and beside unit U.
 
 pub mod map;
 pub mod record;
