@@ -365,8 +365,8 @@ fn the_player_paints_arena2_walls_where_the_kernel_has_them_under_its_units() {
 #[ignore = "needs Chromium: cargo test -p convoy-bench --test replay_browser -- --ignored"]
 fn the_player_paints_a_polygon_maps_river_land_road_and_bridge() {
     // Points of profiles/maps/river_crossing.json: in the river, on open
-    // land, on a road, on the bridge's deck.
-    let points = [(500, 500), (100, 900), (150, 150), (500, 200)];
+    // land, on a road, on the bridge's deck, where two buildings overlap.
+    let points = [(500, 500), (100, 900), (150, 150), (500, 200), (300, 400)];
     let hash = points
         .iter()
         .map(|(x, y)| format!("{x},{y}"))
@@ -392,8 +392,9 @@ fn the_player_paints_a_polygon_maps_river_land_road_and_bridge() {
             WALL,
             [0xf1, 0xef, 0xe4],
             [0xc9, 0xa2, 0x27],
-            [0x6b, 0x4f, 0x2a]
+            [0x6b, 0x4f, 0x2a],
+            WALL,
         ],
-        "obstacle, container, road, standing bridge"
+        "obstacle, container, road, standing bridge, overlapping obstacles"
     );
 }
