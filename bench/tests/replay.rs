@@ -1,6 +1,7 @@
 //! `convoy-bench replay` end to end: the page is self-contained, its size
 //! grows by a fixed amount per frame (so the 10,000-unit, 600-tick bound can
-//! be checked from two short runs), and bad input gets one clear line.
+//! be checked from two short runs), it carries the profile's map, and bad
+//! input gets one clear line.
 
 #![allow(clippy::unwrap_used)]
 
@@ -63,6 +64,111 @@ fn the_page_is_self_contained() {
         assert!(!page.contains(forbidden), "the page contains `{forbidden}`");
     }
     assert_eq!(page.matches("<script").count(), 3, "data, motion, player");
+}
+
+/// Records `profile` (relative to `profiles/`) with a few units for two
+/// ticks and returns the page's data.
+fn replay_data(profile: &str) -> serde_json::Value {
+    let out = temp_path(&format!("{profile}.html"));
+    let output = convoy_bench(&[
+        "replay",
+        &format!("../profiles/{profile}"),
+        "--units",
+        "20",
+        "--ticks",
+        "2",
+        "--threads",
+        "1",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let page = std::fs::read_to_string(out).unwrap();
+    let start_tag = r#"<script id="replay-data" type="application/json">"#;
+    let start = page.find(start_tag).unwrap() + start_tag.len();
+    let end = start + page[start..].find("</script>").unwrap();
+    serde_json::from_str(&page[start..end]).unwrap()
+}
+
+#[test]
+fn the_arena2_replay_carries_its_map_cell_for_cell() {
+    let data = replay_data("arena2.toml");
+    let map = &data["map"];
+    let file = convoy::nav::load_map(std::path::Path::new("../profiles/maps/arena2.map")).unwrap();
+    assert_eq!(map["kind"], "grid");
+    assert_eq!(
+        (map["width"].as_u64(), map["height"].as_u64()),
+        (Some(281), Some(209)),
+        "the map's size"
+    );
+    assert_eq!((file.width(), file.height()), (281, 209));
+    assert_eq!(map["cell_size"], 8.0, "the profile's cell_size_m");
+    assert_eq!(map["origin"], serde_json::json!([0.0, 0.0]));
+    assert_eq!(map["classes"][0]["name"], "blocked");
+    let runs: Vec<u64> = serde_json::from_value(map["runs"].clone()).unwrap();
+    let mut blocked = vec![false; 281 * 209];
+    for run in runs.chunks_exact(4) {
+        assert_eq!(run[3], 0, "arena2 has walls only");
+        for x in run[1]..run[1] + run[2] {
+            blocked[run[0] as usize * 281 + x as usize] = true;
+        }
+    }
+    let expected: Vec<bool> = file
+        .cells()
+        .iter()
+        .map(|&terrain| terrain == convoy::nav::Terrain::Blocked)
+        .collect();
+    assert_eq!(blocked, expected, "every wall cell, and only those");
+    assert_eq!(data["layers"][0], "terrain", "drawn first, under the units");
+}
+
+#[test]
+fn a_polygon_replay_carries_its_obstacles_roads_and_bridges() {
+    let data = replay_data("river.toml");
+    let map = &data["map"];
+    let file = convoy::nav::polygon::load_polygon_map(std::path::Path::new(
+        "../profiles/maps/river_crossing.json",
+    ))
+    .unwrap();
+    assert_eq!(map["kind"], "polygon");
+    let obstacles: Vec<Vec<[f32; 2]>> = serde_json::from_value(map["obstacles"].clone()).unwrap();
+    let expected: Vec<Vec<[f32; 2]>> = file
+        .obstacles
+        .iter()
+        .map(|ring| ring.iter().map(|p| p.as_vec2().to_array()).collect())
+        .collect();
+    assert_eq!(obstacles, expected);
+    assert_eq!(map["roads"].as_array().unwrap().len(), file.roads.len());
+    assert_eq!(map["swamps"].as_array().unwrap().len(), file.swamps.len());
+    assert_eq!(
+        map["bridges"][0],
+        serde_json::json!({"id": 1, "deck": [[460.0, 200.0], [500.0, 200.0], [540.0, 200.0]], "standing": true})
+    );
+    assert_eq!(
+        data["layers"],
+        serde_json::json!([
+            "containers",
+            "swamps",
+            "obstacles",
+            "roads",
+            "bridges",
+            "spatial-grid",
+            "routes",
+            "drive-to",
+            "shields",
+            "units"
+        ])
+    );
+}
+
+#[test]
+fn the_default_profile_has_no_map_layer() {
+    let page = replay("open.html", "20", "2");
+    assert!(page.contains(r#""map":null"#));
 }
 
 #[test]

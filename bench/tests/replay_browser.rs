@@ -3,7 +3,8 @@
 //! frames and writes what it drew into the DOM, and `--dump-dom` hands that
 //! back. The test checks that every unit is drawn, that the picture changes
 //! between the frames, and that the page decodes unit 0 where the kernel
-//! put it (the same profile stepped here). The tests need Debian's Chromium,
+//! put it (the same profile stepped here); and that the map is painted
+//! where the kernel has it, under the units. The tests need Debian's Chromium,
 //! so they run only when asked: `.ci/run` installs it and runs
 //! `cargo test -p convoy-bench --test replay_browser -- --ignored`; without
 //! Chromium they fail, never skip.
@@ -14,6 +15,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use convoy::glam::Vec2;
+use convoy::nav::{Cell, Terrain, load_map};
 use convoy_scenarios::Profile;
 
 const CHROMIUM: &str = "/usr/bin/chromium";
@@ -241,5 +244,157 @@ fn the_player_draws_the_routes_the_kernel_planned() {
     assert!(
         unit_panel.contains("corners left"),
         "the unit panel shows the route: {unit_panel}"
+    );
+}
+
+/// Records `profile` with `args` into `dir` and returns the page's
+/// self-test result for the URL hash `hash` (after `#selftest`).
+fn replay_selftest(profile: &Path, args: &[&str], dir: &Path, hash: &str) -> serde_json::Value {
+    std::fs::create_dir_all(dir).unwrap();
+    let html = dir.join("replay.html");
+    let output = Command::new(env!("CARGO_BIN_EXE_convoy-bench"))
+        .arg("replay")
+        .arg(profile)
+        .args(args)
+        .arg("--out")
+        .arg(&html)
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let url = format!("file://{}#selftest{hash}", html.display());
+    selftest_result(&dump_dom(&url, dir))
+}
+
+/// A colour the page read, as `[r, g, b]`.
+fn rgb(value: &serde_json::Value) -> [u64; 3] {
+    serde_json::from_value(value.clone()).unwrap()
+}
+
+const WALL: [u64; 3] = [0x3b, 0x3b, 0x3b];
+const BACKGROUND: [u64; 3] = [251, 251, 248];
+
+#[test]
+#[ignore = "needs Chromium: cargo test -p convoy-bench --test replay_browser -- --ignored"]
+fn the_player_paints_arena2_walls_where_the_kernel_has_them_under_its_units() {
+    let profile_path = Path::new("../profiles/arena2.toml");
+    let (units, ticks) = (300, 30);
+    let mut profile = Profile::load(profile_path).unwrap();
+    profile.scenario.units = units;
+    let mut sim = convoy_scenarios::build(&profile, 1).unwrap();
+    let mut orders = convoy_scenarios::Orders::new(&profile, &sim);
+    for _ in 0..ticks {
+        orders.before_step(&mut sim).unwrap();
+        sim.step(profile.run.dt);
+    }
+    let world = sim.config().map.grid().unwrap();
+    let file = load_map(Path::new("../profiles/maps/arena2.map")).unwrap();
+    let blocked =
+        |p: Vec2| world.cell_at(p).and_then(|cell| file.terrain(cell)) == Some(Terrain::Blocked);
+    let size = world.cell_size();
+    // A cell whose eight neighbours share its terrain: its centre pixel
+    // cannot come from a neighbour.
+    let interior = |wall: bool| {
+        (1..file.height() - 1)
+            .flat_map(|y| (1..file.width() - 1).map(move |x| Cell::new(x, y)))
+            .map(|cell| world.centre_of(cell))
+            .find(|&centre| {
+                (-1..=1).all(|dy| {
+                    (-1..=1)
+                        .all(|dx| blocked(centre + Vec2::new(dx as f32, dy as f32) * size) == wall)
+                })
+            })
+            .unwrap()
+    };
+    let (wall, open) = (interior(true), interior(false));
+    // The align probe: a unit well inside its cell (the page decodes it
+    // within 2 cm) with a wall in its cell or one of the four next to it.
+    let around = [(0.0, 0.0), (1.0, 0.0), (-1.0, 0.0), (0.0, 1.0), (0.0, -1.0)]
+        .map(|(dx, dy)| Vec2::new(dx, dy) * size);
+    let columns = sim.vehicles().columns();
+    let (slot, position) = columns
+        .handle_slot()
+        .iter()
+        .zip(columns.position())
+        .find(|&(_, &p)| {
+            let inside = ((p - world.origin()) / size).fract();
+            let margin = 0.1 / size;
+            inside.min_element() > margin
+                && inside.max_element() < 1.0 - margin
+                && around.iter().all(|&d| world.cell_at(p + d).is_some())
+                && around.iter().any(|&d| blocked(p + d))
+        })
+        .map(|(&slot, &p)| (slot, p))
+        .expect("a unit beside a wall");
+
+    let hash = format!(
+        "&probe={},{};{},{}&unit={slot}",
+        wall.x, wall.y, open.x, open.y
+    );
+    let ticks = ticks.to_string();
+    let args = ["--units", "300", "--ticks", &ticks, "--every", "3"];
+    let dir = temp_dir().join("arena2");
+    let result = replay_selftest(profile_path, &args, &dir, &hash);
+
+    let map = &result["map"];
+    assert_eq!(rgb(&map["probes"][0]), WALL, "a wall cell at {wall}");
+    assert_eq!(rgb(&map["probes"][1]), BACKGROUND, "an open cell at {open}");
+    let decoded: [f32; 2] = serde_json::from_value(map["unit"]["position"].clone()).unwrap();
+    assert!(
+        Vec2::from(decoded).distance(position) < 0.05,
+        "unit {slot}: page {decoded:?}, kernel {position}"
+    );
+    for (k, offset) in around.iter().enumerate() {
+        let expected = if blocked(position + *offset) {
+            WALL
+        } else {
+            BACKGROUND
+        };
+        assert_eq!(
+            rgb(&map["unit"]["colours"][k]),
+            expected,
+            "unit {slot} at {position}, offset {offset}"
+        );
+    }
+}
+
+#[test]
+#[ignore = "needs Chromium: cargo test -p convoy-bench --test replay_browser -- --ignored"]
+fn the_player_paints_a_polygon_maps_river_land_road_and_bridge() {
+    // Points of profiles/maps/river_crossing.json: in the river, on open
+    // land, on a road, on the bridge's deck, where two buildings overlap.
+    let points = [(500, 500), (100, 900), (150, 150), (500, 200), (300, 400)];
+    let hash = points
+        .iter()
+        .map(|(x, y)| format!("{x},{y}"))
+        .collect::<Vec<_>>()
+        .join(";");
+    let dir = temp_dir().join("river");
+    let args = ["--units", "20", "--ticks", "6"];
+    let result = replay_selftest(
+        Path::new("../profiles/river.toml"),
+        &args,
+        &dir,
+        &format!("&probe={hash}"),
+    );
+    let colours: Vec<[u64; 3]> = result["map"]["probes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(rgb)
+        .collect();
+    assert_eq!(
+        colours,
+        [
+            WALL,
+            [0xf1, 0xef, 0xe4],
+            [0xc9, 0xa2, 0x27],
+            [0x6b, 0x4f, 0x2a],
+            WALL,
+        ],
+        "obstacle, container, road, standing bridge, overlapping obstacles"
     );
 }

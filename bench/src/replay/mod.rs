@@ -3,12 +3,15 @@
 //! self-contained HTML file that plays the run back on a canvas — scripts,
 //! styles and data inline, no network.
 //!
-//! The encoding is in [`record`]; the player (`player.html`) is plain
-//! JavaScript. With the URL hash `#selftest` the player draws the first and
-//! last frames, then writes what it drew into `<pre id="selftest">`, so a
-//! headless browser's `--dump-dom` can check it (see
-//! `bench/tests/replay_browser.rs`).
+//! The units' encoding is in [`record`], the map's under them in [`map`];
+//! the player (`player.html`) is plain JavaScript. With the URL hash
+//! `#selftest` the player draws the first and last frames, then writes what
+//! it drew into `<pre id="selftest">`, so a headless browser's `--dump-dom`
+//! can check it (see `bench/tests/replay_browser.rs`); `#selftest&probe=X,Y;…`
+//! and `&unit=U` add the colours the map paints at those world points and
+//! under and beside unit U.
 
+pub mod map;
 pub mod record;
 
 use std::path::PathBuf;
@@ -18,6 +21,7 @@ use clap::Args;
 use convoy::Stage;
 use serde::Serialize;
 
+use self::map::MapLayer;
 use self::record::{
     BYTES_PER_UNIT_FRAME, Change, FrameInfo, POSITION_STEPS, Recorder, Recording, RouteChange,
     UnitTable,
@@ -65,7 +69,7 @@ struct Header<'a> {
     cell_size: f32,
     stages: Vec<&'static str>,
     budgets_ms: [f32; 7],
-    layers: [&'static str; 5],
+    layers: Vec<&'static str>,
     kinds: Vec<&'static str>,
     kind_colours: [&'static str; 5],
     kind_shapes: [&'static [[f64; 2]]; 5],
@@ -75,6 +79,7 @@ struct Header<'a> {
     frames: &'a [FrameInfo],
     changes: &'a [Change],
     routes: &'a [RouteChange],
+    map: Option<&'a MapLayer>,
 }
 
 /// Records the run and writes the player.
@@ -88,6 +93,7 @@ pub fn replay(args: &ReplayArgs) -> Result<(), CliError> {
     sim.trace_ticks(ticks as usize);
     let mut recorder = Recorder::new(&sim, frames)?;
     recorder.record(&sim, None)?;
+    let mut map = MapLayer::of(&profile, &sim)?;
     let mut orders = convoy_scenarios::Orders::new(&profile, &sim);
     for tick in 1..=ticks {
         orders
@@ -97,6 +103,9 @@ pub fn replay(args: &ReplayArgs) -> Result<(), CliError> {
         if tick.is_multiple_of(every) {
             let stage_ms = sim.trace().last().copied();
             recorder.record(&sim, stage_ms)?;
+            if let Some(map) = &mut map {
+                map.record(&sim, (tick / every) as usize);
+            }
         }
     }
     let recording = recorder.finish();
@@ -127,7 +136,11 @@ pub fn replay(args: &ReplayArgs) -> Result<(), CliError> {
             .chain(["tick"])
             .collect(),
         budgets_ms,
-        layers: REPLAY_LAYERS,
+        layers: map
+            .iter()
+            .flat_map(MapLayer::layer_names)
+            .chain(REPLAY_LAYERS)
+            .collect(),
         kinds: (0..5).map(kind_name).collect(),
         kind_colours: KIND_COLOURS,
         kind_shapes: KIND_SHAPES,
@@ -137,6 +150,7 @@ pub fn replay(args: &ReplayArgs) -> Result<(), CliError> {
         frames: &recording.frames,
         changes: &recording.changes,
         routes: &recording.route_changes,
+        map: map.as_ref(),
     };
     let title = format!("{}: {} units, {ticks} ticks", profile.name, header.units);
     let page = page(&title, &header, &recording)?;

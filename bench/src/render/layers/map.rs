@@ -12,28 +12,37 @@ pub(super) struct Placement {
     pub(super) cell: f64,
 }
 
-/// One kind of terrain cell as the terrain layer draws it.
-pub(super) struct TerrainClass {
-    pub(super) class: &'static str,
-    pub(super) fill: &'static str,
-    pub(super) label: &'static str,
+/// One kind of terrain cell as the terrain layer (and the replay) draws it.
+pub struct TerrainClass {
+    /// The SVG class of its cells.
+    pub class: &'static str,
+    /// CSS colour.
+    pub fill: &'static str,
+    /// Its legend entry.
+    pub label: &'static str,
 }
 
-pub(super) const BLOCKED: TerrainClass = TerrainClass {
+/// Blocked cells.
+pub const BLOCKED: TerrainClass = TerrainClass {
     class: "blocked",
     fill: "#3b3b3b",
     label: "blocked",
 };
-pub(super) const SWAMP: TerrainClass = TerrainClass {
+/// Swamp cells.
+pub const SWAMP: TerrainClass = TerrainClass {
     class: "swamp",
     fill: "#8fae6b",
     label: "swamp (cost ×3)",
 };
-pub(super) const WATER: TerrainClass = TerrainClass {
+/// Water cells.
+pub const WATER: TerrainClass = TerrainClass {
     class: "water",
     fill: "#7fb3d5",
     label: "water",
 };
+
+/// The colour roads are drawn in.
+pub const ROAD_FILL: &str = "#c9a227";
 
 /// Draws the runs of one class of cells, and its legend entry if any.
 pub(super) fn terrain_runs(
@@ -299,7 +308,7 @@ pub(super) fn roads(scene: &Scene<'_>, svg: &mut Svg) -> Option<()> {
             polygon.nav.graph().config().road_cost_factor
         ),
         fill: "none",
-        stroke: "#c9a227",
+        stroke: ROAD_FILL,
     });
     Some(())
 }

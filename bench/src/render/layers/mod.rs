@@ -21,6 +21,7 @@ use convoy::{Sim, VehicleKind};
 use super::scene::{Explored, PolygonQuery, Scene};
 use super::svg::{Svg, Swatch, num};
 use map::*;
+pub use map::{BLOCKED, ROAD_FILL, SWAMP, TerrainClass, WATER};
 use units::*;
 
 /// One layer of a picture.
@@ -134,7 +135,8 @@ pub const LAYERS: &[Layer] = &[
     },
 ];
 
-/// The layers a replay records data for, toggled in the player by name.
+/// The unit layers a replay records data for, toggled in the player by
+/// name after its map's layers ([`crate::replay::map::MapLayer`]).
 pub const REPLAY_LAYERS: [&str; 5] = ["spatial-grid", "routes", "drive-to", "shields", "units"];
 
 /// The layer named `name`.
