@@ -10,6 +10,8 @@
 //! orienting the output. The result's contours have the free side on their
 //! left: outer boundaries counter-clockwise, holes clockwise.
 
+use std::collections::{HashMap, HashSet};
+
 use glam::DVec2;
 use i_overlay::core::fill_rule::FillRule;
 use i_overlay::core::overlay_rule::OverlayRule;
@@ -18,6 +20,7 @@ use i_overlay::mesh::float::outline::offset::OutlineOffset;
 use i_overlay::mesh::float::style::{LineJoin, OutlineStyle};
 use thiserror::Error;
 
+use super::polygon::mesh::trace_loop;
 use super::polygon::{PolygonMap, point_in_ring, signed_area};
 
 /// The free space: closed contours, each tagged with the connected piece
@@ -70,7 +73,7 @@ pub fn free_space(map: &PolygonMap, radius: f64) -> Result<FreeSpace, ClearanceE
         let cutting: Vec<Contour> = map
             .obstacles
             .iter()
-            .filter(|o| !point_in_ring(container[0], o))
+            .filter(|o| !encloses(o, container))
             .map(as_contour)
             .collect();
         let subject = vec![as_contour(container)];
@@ -92,19 +95,30 @@ pub fn free_space(map: &PolygonMap, radius: f64) -> Result<FreeSpace, ClearanceE
     Ok(space)
 }
 
+/// Whether `obstacle` encloses `container` (an island in a lake), judged at
+/// the container's first vertex that is not one of the obstacle's: a hole
+/// touching its container at a pinch point shares that vertex, where the
+/// even-odd test may go either way.
+fn encloses(obstacle: &[DVec2], container: &[DVec2]) -> bool {
+    container
+        .iter()
+        .find(|p| !obstacle.contains(p))
+        .is_some_and(|&p| point_in_ring(p, obstacle))
+}
+
 /// Relative turn (sine of the angle) within which a contour vertex counts
 /// as straight: far above the rounding of offset polygons (about 1e-15),
 /// far below any drawn corner.
 const STRAIGHT_REL: f64 = 1e-9;
 
 /// Removes the vertices of `ring` that lie on the straight line through
-/// their neighbours (within [`STRAIGHT_REL`]), and repeated points. The
-/// offset leaves such vertices collinear only to rounding; kept, the
-/// visibility test could measure one a hair into the free space from a
-/// segment along its edge, and block that segment, while the vertex itself,
-/// straight seen from its neighbours, is no corner for a path to bend
-/// round.
-fn drop_straight_vertices(ring: &mut Vec<DVec2>) {
+/// their neighbours (within [`STRAIGHT_REL`]), and repeated points, but
+/// never a point in `keep`. The offset leaves such vertices collinear only
+/// to rounding; kept, the visibility test could measure one a hair into the
+/// free space from a segment along its edge, and block that segment, while
+/// the vertex itself, straight seen from its neighbours, is no corner for a
+/// path to bend round.
+fn drop_straight_vertices(ring: &mut Vec<DVec2>, keep: &HashSet<[u64; 2]>) {
     let mut k = 0;
     while ring.len() > 3 && k < ring.len() {
         let n = ring.len();
@@ -112,7 +126,8 @@ fn drop_straight_vertices(ring: &mut Vec<DVec2>) {
         let (ahead, behind) = (next - at, at - prev);
         let repeated = ahead == DVec2::ZERO || behind == DVec2::ZERO;
         let straight = ahead.dot(behind) > 0.0
-            && ahead.perp_dot(behind).abs() <= STRAIGHT_REL * ahead.length() * behind.length();
+            && ahead.perp_dot(behind).abs() <= STRAIGHT_REL * ahead.length() * behind.length()
+            && !keep.contains(&key(at));
         if repeated || straight {
             ring.remove(k);
             k = k.saturating_sub(1);
@@ -122,14 +137,29 @@ fn drop_straight_vertices(ring: &mut Vec<DVec2>) {
     }
 }
 
+fn key(p: DVec2) -> [u64; 2] {
+    [p.x.to_bits(), p.y.to_bits()]
+}
+
 /// Flattens `i_overlay` shapes (outer contour, then holes), orienting every
-/// contour with the free side on its left.
+/// contour with the free side on its left. Where contours touch at a point
+/// (a pinch: a hole touching its outer boundary, two pieces meeting at a
+/// corner), the contours are traced again through it by the mesh loader's
+/// rule, so each visit's neighbours bound one free wedge and no path slips
+/// through the point from one wedge to another.
 fn from_shapes(shapes: &[Vec<Contour>]) -> FreeSpace {
-    let mut space = FreeSpace::default();
-    for shape in shapes {
+    let mut seen = HashSet::new();
+    let pinches: HashSet<[u64; 2]> = shapes
+        .iter()
+        .flatten()
+        .flat_map(|c| c.iter().map(|&p| key(DVec2::from(p))))
+        .filter(|&k| !seen.insert(k))
+        .collect();
+    let mut rings = Vec::new();
+    for (piece, shape) in shapes.iter().enumerate() {
         for (k, contour) in shape.iter().enumerate() {
             let mut ring: Vec<DVec2> = contour.iter().map(|&p| DVec2::from(p)).collect();
-            drop_straight_vertices(&mut ring);
+            drop_straight_vertices(&mut ring, &pinches);
             if ring.len() < 3 {
                 continue;
             }
@@ -137,13 +167,59 @@ fn from_shapes(shapes: &[Vec<Contour>]) -> FreeSpace {
             if (signed_area(&ring) > 0.0) != outer {
                 ring.reverse();
             }
-            space
-                .contours
-                .push([space.points.len() as u32, ring.len() as u32]);
-            space.contour_piece.push(space.pieces);
-            space.points.extend(ring);
+            rings.push((ring, piece as u32));
         }
-        space.pieces += 1;
+    }
+    if !pinches.is_empty() {
+        rings = retrace(rings).unwrap_or_else(|unchanged| unchanged);
+    }
+    let mut space = FreeSpace {
+        pieces: shapes.len() as u32,
+        ..FreeSpace::default()
+    };
+    for (ring, piece) in rings {
+        space
+            .contours
+            .push([space.points.len() as u32, ring.len() as u32]);
+        space.contour_piece.push(piece);
+        space.points.extend(ring);
     }
     space
+}
+
+/// Chains the rings' edges again into loops (`trace_loop`: at a point with
+/// several ways on, the first turn clockwise from the way back). Returns
+/// the rings unchanged if they do not chain (never for closed rings).
+fn retrace(
+    rings: Vec<(Vec<DVec2>, u32)>,
+) -> Result<Vec<(Vec<DVec2>, u32)>, Vec<(Vec<DVec2>, u32)>> {
+    let mut index: HashMap<[u64; 2], usize> = HashMap::new();
+    let mut vertices = Vec::new();
+    let mut edges = Vec::new();
+    for (ring, piece) in &rings {
+        let ids: Vec<usize> = ring
+            .iter()
+            .map(|&p| {
+                *index.entry(key(p)).or_insert_with(|| {
+                    vertices.push(p);
+                    vertices.len() - 1
+                })
+            })
+            .collect();
+        let n = ids.len();
+        edges.extend((0..n).map(|i| (ids[i], ids[(i + 1) % n], *piece)));
+    }
+    let mut outgoing: HashMap<usize, Vec<usize>> = HashMap::new();
+    for &(a, b, _) in &edges {
+        outgoing.entry(a).or_default().push(b);
+    }
+    let mut traced = Vec::new();
+    for &(first, second, piece) in &edges {
+        match trace_loop(&vertices, &mut outgoing, first, second) {
+            Ok(Some(ring)) => traced.push((ring.iter().map(|&v| vertices[v]).collect(), piece)),
+            Ok(None) => {}
+            Err(_) => return Err(rings),
+        }
+    }
+    Ok(traced)
 }
