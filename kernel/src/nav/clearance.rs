@@ -15,7 +15,9 @@ use std::collections::{HashMap, HashSet};
 use glam::DVec2;
 use i_overlay::core::fill_rule::FillRule;
 use i_overlay::core::overlay_rule::OverlayRule;
-use i_overlay::float::single::SingleFloatOverlay;
+use i_overlay::core::solver::Solver;
+use i_overlay::float::overlay::{FloatOverlay, OverlayOptions};
+use i_overlay::i_shape::source::float::resource::ShapeResource;
 use i_overlay::mesh::float::outline::offset::OutlineOffset;
 use i_overlay::mesh::float::style::{LineJoin, OutlineStyle};
 use thiserror::Error;
@@ -77,12 +79,10 @@ pub fn free_space(map: &PolygonMap, radius: f64) -> Result<FreeSpace, ClearanceE
             .map(as_contour)
             .collect();
         let subject = vec![as_contour(container)];
-        let pieces =
-            subject.overlay_as::<i64>(&cutting, OverlayRule::Difference, FillRule::NonZero);
-        free.extend(pieces);
+        free.extend(overlay(&subject, &cutting, OverlayRule::Difference));
     }
     let none: Vec<Contour> = Vec::new();
-    let mut shapes = free.overlay_as::<i64>(&none, OverlayRule::Union, FillRule::NonZero);
+    let mut shapes = overlay(&free, &none, OverlayRule::Union);
     if radius > 0.0 {
         let style =
             OutlineStyle::new(-radius).line_join(LineJoin::Miter(0.1 * std::f64::consts::PI));
@@ -93,6 +93,20 @@ pub fn free_space(map: &PolygonMap, radius: f64) -> Result<FreeSpace, ClearanceE
         return Err(ClearanceError::Empty { radius });
     }
     Ok(space)
+}
+
+/// `subject` `rule` `clip`, keeping the output's collinear points: where a
+/// hole touches its outer boundary on a straight stretch, the point they
+/// share stays a vertex of both, for `from_shapes` to find.
+fn overlay<S, C>(subject: &S, clip: &C, rule: OverlayRule) -> Vec<Vec<Contour>>
+where
+    S: ShapeResource<[f64; 2]>,
+    C: ShapeResource<[f64; 2]>,
+{
+    let mut options = OverlayOptions::<f64, i64>::default();
+    options.preserve_output_collinear = true;
+    FloatOverlay::from_subj_and_clip_custom(subject, clip, options, Solver::default())
+        .overlay(rule, FillRule::NonZero)
 }
 
 /// Whether `obstacle` encloses `container` (an island in a lake), judged at
@@ -155,7 +169,7 @@ fn from_shapes(shapes: &[Vec<Contour>]) -> FreeSpace {
         .flat_map(|c| c.iter().map(|&p| key(DVec2::from(p))))
         .filter(|&k| !seen.insert(k))
         .collect();
-    let mut rings = Vec::new();
+    let mut rings: Tagged = Vec::new();
     for (piece, shape) in shapes.iter().enumerate() {
         for (k, contour) in shape.iter().enumerate() {
             let mut ring: Vec<DVec2> = contour.iter().map(|&p| DVec2::from(p)).collect();
@@ -170,8 +184,10 @@ fn from_shapes(shapes: &[Vec<Contour>]) -> FreeSpace {
             rings.push((ring, piece as u32));
         }
     }
-    if !pinches.is_empty() {
-        rings = retrace(rings).unwrap_or_else(|unchanged| unchanged);
+    if !pinches.is_empty()
+        && let Some(traced) = retrace(&rings)
+    {
+        rings = traced;
     }
     let mut space = FreeSpace {
         pieces: shapes.len() as u32,
@@ -187,16 +203,17 @@ fn from_shapes(shapes: &[Vec<Contour>]) -> FreeSpace {
     space
 }
 
+/// Contours with the piece each bounds.
+type Tagged = Vec<(Vec<DVec2>, u32)>;
+
 /// Chains the rings' edges again into loops (`trace_loop`: at a point with
-/// several ways on, the first turn clockwise from the way back). Returns
-/// the rings unchanged if they do not chain (never for closed rings).
-fn retrace(
-    rings: Vec<(Vec<DVec2>, u32)>,
-) -> Result<Vec<(Vec<DVec2>, u32)>, Vec<(Vec<DVec2>, u32)>> {
+/// several ways on, the first turn clockwise from the way back); `None` if
+/// they do not chain (never for closed rings).
+fn retrace(rings: &Tagged) -> Option<Tagged> {
     let mut index: HashMap<[u64; 2], usize> = HashMap::new();
     let mut vertices = Vec::new();
     let mut edges = Vec::new();
-    for (ring, piece) in &rings {
+    for (ring, piece) in rings {
         let ids: Vec<usize> = ring
             .iter()
             .map(|&p| {
@@ -218,8 +235,8 @@ fn retrace(
         match trace_loop(&vertices, &mut outgoing, first, second) {
             Ok(Some(ring)) => traced.push((ring.iter().map(|&v| vertices[v]).collect(), piece)),
             Ok(None) => {}
-            Err(_) => return Err(rings),
+            Err(_) => return None,
         }
     }
-    Ok(traced)
+    Some(traced)
 }

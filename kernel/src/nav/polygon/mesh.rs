@@ -263,8 +263,10 @@ fn boundary_map(vertices: &[DVec2], polygons: &[Vec<usize>]) -> Result<PolygonMa
 
 /// Follows unused boundary edges from `first → second` until the loop
 /// closes; `None` when that edge was already used by an earlier loop. At a
-/// vertex with several unused outgoing edges, takes the first one clockwise
-/// from the way back, so loops touching at a vertex stay separate.
+/// vertex with several ways on, takes the first one clockwise from the way
+/// back, so each visit's neighbours bound one free wedge and loops touching
+/// at a vertex stay separate; back at `first`, the loop closes only when
+/// that rule picks `second` again (a loop may pass its start at a pinch).
 pub(crate) fn trace_loop(
     vertices: &[DVec2],
     outgoing: &mut HashMap<usize, Vec<usize>>,
@@ -281,13 +283,8 @@ pub(crate) fn trace_loop(
     }
     let mut ring = vec![first];
     let (mut prev, mut at) = (first, second);
-    while at != first {
-        ring.push(at);
+    loop {
         let back = vertices[prev] - vertices[at];
-        let choices = outgoing
-            .get(&at)
-            .filter(|l| !l.is_empty())
-            .ok_or(MeshParseError::OpenBoundary { vertex: at })?;
         let clockwise_turn = |&to: &usize| {
             let out = vertices[to] - vertices[at];
             let turn = back.y.atan2(back.x) - out.y.atan2(out.x);
@@ -298,12 +295,20 @@ pub(crate) fn trace_loop(
                 turn
             }
         };
-        let to = *choices
-            .iter()
+        let closing = (at == first).then_some(second);
+        let to = outgoing
+            .get(&at)
+            .into_iter()
+            .flatten()
+            .copied()
+            .chain(closing)
             .min_by(|a, b| clockwise_turn(a).total_cmp(&clockwise_turn(b)))
             .ok_or(MeshParseError::OpenBoundary { vertex: at })?;
+        if closing == Some(to) {
+            return Ok(Some(ring));
+        }
+        ring.push(at);
         take(outgoing, at, to);
         (prev, at) = (at, to);
     }
-    Ok(Some(ring))
 }
