@@ -113,6 +113,11 @@ fn load(mesh: &str) -> (PolygonMap, String) {
     let map = load_mesh(&path).unwrap_or_else(|e| panic!("{e}"));
     let text = std::fs::read_to_string(&path).expect("readable");
     assert_rings_cover_the_mesh(mesh, &map, &text);
+    eprintln!(
+        "{mesh}: {} containers, {} obstacles",
+        map.containers.len(),
+        map.obstacles.len()
+    );
     (map, text)
 }
 
@@ -131,6 +136,12 @@ fn lengths(name: &str) -> Vec<f64> {
 fn largest_error(mesh: &str, map: &PolygonMap, scen: &str, every: usize) -> f64 {
     let nav = PolygonNavigator::build(map, GraphConfig::default(), 1)
         .unwrap_or_else(|e| panic!("{mesh}: {e}"));
+    let graph = nav.graph();
+    eprintln!(
+        "{mesh}: {} nodes, {} edges",
+        graph.node_count(),
+        graph.edge_count()
+    );
     let scenarios = load_scen(format!("{DATA}/{scen}.scen")).expect("scen loads");
     let expected = lengths(scen);
     assert_eq!(scenarios.len(), expected.len(), "{scen}: one length a line");
