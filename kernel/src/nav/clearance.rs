@@ -7,8 +7,9 @@
 //! All boolean operations and the offset are done by `i_overlay` (union,
 //! difference, and an outline offset with mitred joins, so an inflated
 //! corner stays one corner); nothing here is hand-written geometry beyond
-//! orienting the output. The result's contours have the free side on their
-//! left: outer boundaries counter-clockwise, holes clockwise.
+//! orienting the output and, where contours touch at a point (a pinch),
+//! tracing them again through it. The result's contours have the free side
+//! on their left: outer boundaries counter-clockwise, holes clockwise.
 
 use std::collections::{HashMap, HashSet};
 
