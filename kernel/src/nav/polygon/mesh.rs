@@ -12,8 +12,10 @@
 //!
 //! Only the polygons' vertex lists are needed here: an edge is on the
 //! boundary when no polygon has the reverse edge. Boundary edges, oriented
-//! with the walkable side on their left, are chained into loops; counter-
-//! clockwise loops become containers and clockwise loops obstacles.
+//! with the walkable side on their left, are chained into loops; a loop
+//! that touches itself at a vertex (a pinch point) is split there into
+//! rings that visit each vertex once (`pinch`); counter-clockwise rings
+//! become containers and clockwise rings obstacles.
 //!
 //! The header's counts are never trusted with an allocation (the file's
 //! line count bounds it), and every malformed input is a typed error naming
@@ -25,6 +27,7 @@ use std::path::{Path, PathBuf};
 use glam::DVec2;
 use thiserror::Error;
 
+use super::pinch::split_at_pinches;
 use super::{PolygonMap, PolygonMapError, Ring, signed_area};
 
 /// What is wrong with the text of a `.mesh` file.
@@ -126,9 +129,10 @@ pub fn parse_mesh(text: &str) -> Result<PolygonMap, MeshParseError> {
         .enumerate()
         .map(|(i, l)| (i + 1, l.trim()))
         .filter(|(_, l)| !l.is_empty());
+    let line_count = text.lines().count();
     let mut next = |expected| {
         lines.next().ok_or(MeshParseError::Truncated {
-            line: text.lines().count() + 1,
+            line: line_count + 1,
             expected,
         })
     };
@@ -143,7 +147,6 @@ pub fn parse_mesh(text: &str) -> Result<PolygonMap, MeshParseError> {
     // Never trust the header with an allocation: each vertex and polygon
     // takes a line, so the file's line count bounds both; a count beyond it
     // runs out of lines and is refused as truncated.
-    let line_count = text.lines().count();
     let mut vertices = Vec::with_capacity(vertex_count.min(line_count));
     for _ in 0..vertex_count {
         let (line, text) = next("a vertex line")?;
@@ -245,12 +248,14 @@ fn boundary_map(vertices: &[DVec2], polygons: &[Vec<usize>]) -> Result<PolygonMa
         let Some(loop_) = trace_loop(vertices, &mut outgoing, first, second)? else {
             continue;
         };
-        let mut ring: Ring = loop_.iter().map(|&v| vertices[v]).collect();
-        if signed_area(&ring) > 0.0 {
-            map.containers.push(ring);
-        } else {
-            ring.reverse();
-            map.obstacles.push(ring);
+        for piece in split_at_pinches(&loop_) {
+            let mut ring: Ring = piece.iter().map(|&v| vertices[v]).collect();
+            if signed_area(&ring) > 0.0 {
+                map.containers.push(ring);
+            } else {
+                ring.reverse();
+                map.obstacles.push(ring);
+            }
         }
     }
     Ok(map)
@@ -258,9 +263,11 @@ fn boundary_map(vertices: &[DVec2], polygons: &[Vec<usize>]) -> Result<PolygonMa
 
 /// Follows unused boundary edges from `first → second` until the loop
 /// closes; `None` when that edge was already used by an earlier loop. At a
-/// vertex with several unused outgoing edges, takes the first one clockwise
-/// from the way back, so loops touching at a vertex stay separate.
-pub(super) fn trace_loop(
+/// vertex with several ways on, takes the first one clockwise from the way
+/// back, so each visit's neighbours bound one free wedge and loops touching
+/// at a vertex stay separate; back at `first`, the loop closes only when
+/// that rule picks `second` again (a loop may pass its start at a pinch).
+pub(crate) fn trace_loop(
     vertices: &[DVec2],
     outgoing: &mut HashMap<usize, Vec<usize>>,
     first: usize,
@@ -276,13 +283,8 @@ pub(super) fn trace_loop(
     }
     let mut ring = vec![first];
     let (mut prev, mut at) = (first, second);
-    while at != first {
-        ring.push(at);
+    loop {
         let back = vertices[prev] - vertices[at];
-        let choices = outgoing
-            .get(&at)
-            .filter(|l| !l.is_empty())
-            .ok_or(MeshParseError::OpenBoundary { vertex: at })?;
         let clockwise_turn = |&to: &usize| {
             let out = vertices[to] - vertices[at];
             let turn = back.y.atan2(back.x) - out.y.atan2(out.x);
@@ -293,12 +295,20 @@ pub(super) fn trace_loop(
                 turn
             }
         };
-        let to = *choices
-            .iter()
+        let closing = (at == first).then_some(second);
+        let to = outgoing
+            .get(&at)
+            .into_iter()
+            .flatten()
+            .copied()
+            .chain(closing)
             .min_by(|a, b| clockwise_turn(a).total_cmp(&clockwise_turn(b)))
             .ok_or(MeshParseError::OpenBoundary { vertex: at })?;
+        if closing == Some(to) {
+            return Ok(Some(ring));
+        }
+        ring.push(at);
         take(outgoing, at, to);
         (prev, at) = (at, to);
     }
-    Ok(Some(ring))
 }

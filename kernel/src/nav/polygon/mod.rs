@@ -15,6 +15,7 @@
 pub mod grid;
 pub mod json;
 pub mod mesh;
+mod pinch;
 pub mod raster;
 
 use glam::DVec2;
@@ -271,23 +272,42 @@ fn check_ring(element: &str, ring: &[DVec2]) -> Result<(), PolygonMapError> {
     Ok(())
 }
 
-/// Refuses a ring with two non-adjacent edges that touch or cross.
+/// Refuses a ring with two non-adjacent edges that touch or cross, naming
+/// the lowest such pair. Edges are swept in order of their least x, so only
+/// pairs whose x ranges overlap are tested (near-linear on map outlines
+/// with thousands of vertices).
 fn check_simple(element: &str, ring: &[DVec2]) -> Result<(), PolygonMapError> {
     let n = ring.len();
-    for i in 0..n {
-        let (a, b) = (ring[i], ring[(i + 1) % n]);
-        for j in i + 1..n {
-            let adjacent = j == i + 1 || (i == 0 && j == n - 1);
-            if !adjacent && segments_touch(a, b, ring[j], ring[(j + 1) % n]) {
-                return Err(PolygonMapError::SelfIntersecting {
-                    element: element.to_owned(),
-                    first: i,
-                    second: j,
-                });
+    let edge = |i: usize| (ring[i], ring[(i + 1) % n]);
+    let mut order: Vec<usize> = (0..n).collect();
+    order.sort_unstable_by(|&i, &j| {
+        let (a, b) = (edge(i), edge(j));
+        a.0.x.min(a.1.x).total_cmp(&b.0.x.min(b.1.x))
+    });
+    let mut worst: Option<(usize, usize)> = None;
+    for (k, &i) in order.iter().enumerate() {
+        let (a, b) = edge(i);
+        let right = a.x.max(b.x);
+        for &j in &order[k + 1..] {
+            let (c, d) = edge(j);
+            if c.x.min(d.x) > right {
+                break;
+            }
+            let (lo, hi) = (i.min(j), i.max(j));
+            let adjacent = hi == lo + 1 || (lo == 0 && hi == n - 1);
+            if !adjacent && segments_touch(a, b, c, d) && worst.is_none_or(|w| (lo, hi) < w) {
+                worst = Some((lo, hi));
             }
         }
     }
-    Ok(())
+    match worst {
+        None => Ok(()),
+        Some((first, second)) => Err(PolygonMapError::SelfIntersecting {
+            element: element.to_owned(),
+            first,
+            second,
+        }),
+    }
 }
 
 /// Twice the signed area (positive when counter-clockwise).
