@@ -61,10 +61,12 @@
 mod cluster;
 mod search;
 mod smooth;
+mod update;
 
 use thiserror::Error;
 
 use self::cluster::{ClusterDijkstra, NEIGHBOURS, ROOT, Rect};
+use self::update::Reuse;
 use super::grid::{BLOCKED, CostGrid};
 
 pub use search::HierarchicalPlanner;
@@ -169,6 +171,12 @@ impl Hierarchy {
     }
 
     fn with_clusters(grid: &CostGrid, cluster_size: u32) -> Self {
+        Self::assemble(grid, cluster_size, None)
+    }
+
+    /// The hierarchy of `grid`, taking from `reuse` the clusters it can
+    /// (see `update.rs`) instead of searching them again.
+    fn assemble(grid: &CostGrid, cluster_size: u32, reuse: Option<Reuse<'_>>) -> Self {
         let mut hierarchy = Self {
             cluster_size,
             clusters_x: grid.width().div_ceil(cluster_size),
@@ -204,7 +212,7 @@ impl Hierarchy {
                 cost,
             });
         }
-        hierarchy.link_clusters(grid, &mut adjacency);
+        hierarchy.link_clusters(grid, &mut adjacency, reuse);
         hierarchy.edge_first = Vec::with_capacity(adjacency.len() + 1);
         for edges in adjacency {
             hierarchy.edge_first.push(hierarchy.edges.len() as u32);
@@ -275,10 +283,19 @@ impl Hierarchy {
 
     /// Intra-edges and tables: Dijkstra from each node inside its cluster,
     /// one stored path per pair of nodes that meet there.
-    fn link_clusters(&mut self, grid: &CostGrid, adjacency: &mut [Vec<Edge>]) {
+    fn link_clusters(
+        &mut self,
+        grid: &CostGrid,
+        adjacency: &mut [Vec<Edge>],
+        reuse: Option<Reuse<'_>>,
+    ) {
         let mut dijkstra = ClusterDijkstra::default();
         let mut chain = Vec::new();
         for cluster in 0..self.clusters_x * self.clusters_y {
+            if let Some(old) = reuse.and_then(|reuse| reuse.source_of(self, cluster)) {
+                self.copy_cluster(old, cluster, adjacency);
+                continue;
+            }
             let nodes = self.nodes_of(cluster);
             let rect = self.rect(cluster);
             for i in nodes.clone() {
