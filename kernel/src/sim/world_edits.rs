@@ -11,8 +11,8 @@
 //! 2. a ground unit standing on a cell that became impassable is moved to
 //!    the centre of the nearest passable cell ([`Event::Displaced`]);
 //! 3. a unit of its own replans — only if the edit changed a cell its
-//!    route still crosses (from where it stands, by the changed cells'
-//!    bounding box), its goal's cell became impassable or unreachable (the
+//!    route (or its straight line to its goal) still crosses, from where
+//!    it stands (by the changed cells' bounding box), its goal's cell became impassable or unreachable (the
 //!    goal moves to the nearest open cell of its region), or it was moved;
 //!    a platoon member drops its own path when that path crosses the edit;
 //! 4. a moving platoon whose route crosses the edit replans.
@@ -223,8 +223,9 @@ impl Sim {
         true
     }
 
-    /// Whether the unit in `row` must replan: its own route crosses
-    /// `area` (the changed cells' box) from where it stands, or its goal's
+    /// Whether the unit in `row` must replan: its own route (or, without
+    /// one, its straight line to its goal) crosses `area` (the changed
+    /// cells' box) from where it stands, or its goal's
     /// cell in `changed` became impassable. A platoon member's own path
     /// that crosses is dropped instead (it drives for its slot).
     fn route_cut(&mut self, map: &WorldMap, area: Bounds, changed: CellRect, row: usize) -> bool {
@@ -242,6 +243,8 @@ impl Sim {
             crosses |= segment_meets(area, from, corner);
             from = corner;
         }
+        // Without a route a unit of its own drives straight at its goal.
+        crosses |= len == 0 && !member && segment_meets(area, from, goal);
         if member {
             if crosses {
                 self.vehicles.columns_mut().route_len[row] = 0;

@@ -107,7 +107,7 @@ pub enum HierarchyError {
 }
 
 /// An edge of the abstract graph.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 struct Edge {
     to: u32,
     /// The stored path (intra-edge), or [`STEP`] (inter-edge).
@@ -120,7 +120,7 @@ struct Edge {
 /// The abstract graph of a cost grid: clusters, transition nodes, edges and
 /// the intra-cluster paths. Read-only once built; any number of planners
 /// share it.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Hierarchy {
     cluster_size: u32,
     clusters_x: u32,
