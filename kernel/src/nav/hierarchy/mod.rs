@@ -21,7 +21,8 @@
 //! query's start and goal to the node without searching (the paper
 //! searches the start's and goal's clusters at each query instead: a table
 //! costs 5 bytes per cell per node, and saves two cluster searches a
-//! query). The hierarchy is built once per cost grid;
+//! query). The hierarchy is built once per cost grid (after a world edit,
+//! only the clusters the edit touches are searched again: `update.rs`);
 //! [`Hierarchy::heap_bytes`] is its memory.
 //!
 //! # A query
@@ -118,8 +119,8 @@ struct Edge {
 }
 
 /// The abstract graph of a cost grid: clusters, transition nodes, edges and
-/// the intra-cluster paths. Read-only once built; any number of planners
-/// share it.
+/// the intra-cluster paths. Read-only once built (a world edit builds the
+/// next one from it, `update.rs`); any number of planners share it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Hierarchy {
     cluster_size: u32,
