@@ -64,8 +64,11 @@ fn clipped(corner: (u32, u32), size: (u32, u32), width: u32, height: u32) -> Cel
     CellRect::new(min, max)
 }
 
-/// A* and HPA* between `pairs` of cells, as (cells, cost) or nothing.
-fn routes(map: &WorldMap, pairs: &[(Cell, Cell)]) -> Vec<[Option<(Vec<Cell>, f64)>; 2]> {
+/// A route's cells and cost, or none.
+type Route = Option<(Vec<Cell>, f64)>;
+
+/// A* and HPA* between `pairs` of cells.
+fn routes(map: &WorldMap, pairs: &[(Cell, Cell)]) -> Vec<[Route; 2]> {
     let (mut astar, mut hpa) = (GridPlanner::new(), HierarchicalPlanner::new());
     pairs
         .iter()
