@@ -60,6 +60,9 @@
 // Event: every member of platoon `id` stands on its spot.
 #define CONVOY_EVENT_PLATOON_ARRIVED 5
 
+// Event: a world edit walled unit `id`'s cell; it was moved off.
+#define CONVOY_EVENT_DISPLACED 6
+
 // What a call did: `CONVOY_OK`, or why it refused (nothing was changed
 // then, except after `CONVOY_PANIC`).
 typedef enum ConvoyStatus {

@@ -22,6 +22,8 @@ pub const CONVOY_EVENT_STUCK: u8 = 3;
 pub const CONVOY_EVENT_UNSTUCK: u8 = 4;
 /// Event: every member of platoon `id` stands on its spot.
 pub const CONVOY_EVENT_PLATOON_ARRIVED: u8 = 5;
+/// Event: a world edit walled unit `id`'s cell; it was moved off.
+pub const CONVOY_EVENT_DISPLACED: u8 = 6;
 
 /// One thing that happened in the last tick.
 #[repr(C)]
@@ -54,6 +56,7 @@ pub(crate) fn collect_events(sim: &Sim, out: &mut Vec<ConvoyEvent>) {
             Event::NoPath(unit) => (CONVOY_EVENT_NO_PATH, handle_of(unit)),
             Event::Stuck(unit) => (CONVOY_EVENT_STUCK, handle_of(unit)),
             Event::Unstuck(unit) => (CONVOY_EVENT_UNSTUCK, handle_of(unit)),
+            Event::Displaced(unit) => (CONVOY_EVENT_DISPLACED, handle_of(unit)),
             Event::PlatoonArrived(platoon) => (
                 CONVOY_EVENT_PLATOON_ARRIVED,
                 (u64::from(platoon.generation) << 32) | u64::from(platoon.index),

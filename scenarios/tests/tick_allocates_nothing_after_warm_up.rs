@@ -23,6 +23,7 @@ fn main() {
     for check in [
         a_hundred_ticks_of_ten_thousand_units_allocate_nothing_after_warm_up as fn(),
         planning_on_a_map_allocates_nothing_after_warm_up,
+        ticks_after_a_world_edit_allocate_nothing,
         platoons_in_formation_allocate_nothing_after_warm_up,
         platoons_at_a_bridge_allocate_nothing_after_warm_up,
         a_fine_grid_rebuilds_without_allocating,
@@ -69,6 +70,52 @@ fn planning_on_a_map_allocates_nothing_after_warm_up() {
         allocations, 0,
         "allocations inside 100 ticks of planning on a map"
     );
+}
+
+/// The arena2 profile after warm-up: walls built between ticks under
+/// moving units (displaced, replanning) and across their routes; the
+/// edit call may allocate, the 100 ticks after it may not.
+fn ticks_after_a_world_edit_allocate_nothing() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../profiles/arena2.toml");
+    let mut profile = Profile::load(std::path::Path::new(path)).unwrap();
+    profile.scenario.units = 1000;
+    profile.platoons.size = 0;
+    let mut sim = convoy_scenarios::build(&profile, 2).unwrap();
+    while sim.open_path_requests() > 0 {
+        sim.step(profile.run.dt);
+    }
+    for row in 0..200 {
+        let goal = sim.vehicles().columns().position()[row + 500];
+        let id = sim.vehicles().id_at(row).unwrap();
+        sim.order_move(id, goal).unwrap();
+    }
+    for _ in 0..30 {
+        sim.step(profile.run.dt);
+    }
+    let map = std::sync::Arc::clone(sim.config().map.grid_map().unwrap());
+    for row in (0..200).step_by(20) {
+        let cell = map
+            .cell_at(sim.vehicles().columns().position()[row])
+            .unwrap();
+        let min = convoy::nav::Cell::new(cell.x.saturating_sub(2), cell.y.saturating_sub(2));
+        let (width, height) = (map.grid().width(), map.grid().height());
+        let max = convoy::nav::Cell::new((cell.x + 2).min(width - 1), (cell.y + 2).min(height - 1));
+        let rect = convoy::nav::CellRect::new(min, max);
+        sim.set_cells(rect, convoy::nav::Terrain::Blocked).unwrap();
+    }
+    let mut displaced = 0;
+    let (allocations, ()) = allocations_during(|| {
+        for _ in 0..100 {
+            sim.step(profile.run.dt);
+            displaced += sim
+                .events()
+                .iter()
+                .filter(|event| matches!(event, convoy::Event::Displaced(_)))
+                .count();
+        }
+    });
+    assert!(displaced >= 10, "walls went up under units: {displaced}");
+    assert_eq!(allocations, 0, "allocations in 100 ticks after world edits");
 }
 
 /// The arena2 profile's platoons: warm-up plans and moves them (the

@@ -94,6 +94,11 @@ impl PathQueue {
         self.pending.push_back(request);
     }
 
+    /// Queues a request ahead of every other (outside the tick).
+    pub fn push_front(&mut self, request: PathRequest) {
+        self.pending.push_front(request);
+    }
+
     /// The waiting requests, oldest first.
     pub fn pending(&self) -> impl Iterator<Item = &PathRequest> {
         self.pending.iter()

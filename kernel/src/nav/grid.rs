@@ -76,6 +76,36 @@ impl Cell {
     }
 }
 
+/// A rectangle of cells, both corners included: columns `min.x..=max.x`,
+/// rows `min.y..=max.y`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct CellRect {
+    /// The corner with the lowest column and row.
+    pub min: Cell,
+    /// The corner with the highest column and row.
+    pub max: Cell,
+}
+
+impl CellRect {
+    /// The rectangle from `min` to `max`, both included.
+    #[must_use]
+    pub const fn new(min: Cell, max: Cell) -> Self {
+        Self { min, max }
+    }
+
+    /// Whether `cell` lies inside.
+    #[must_use]
+    pub fn contains(&self, cell: Cell) -> bool {
+        (self.min.x..=self.max.x).contains(&cell.x) && (self.min.y..=self.max.y).contains(&cell.y)
+    }
+
+    /// Every cell inside, row by row.
+    pub fn cells(self) -> impl Iterator<Item = Cell> {
+        (self.min.y..=self.max.y)
+            .flat_map(move |y| (self.min.x..=self.max.x).map(move |x| Cell::new(x, y)))
+    }
+}
+
 /// Largest number of cells a map may have (the padded grid is indexed by
 /// `u32`).
 pub const MAX_CELLS: usize = 1 << 28;
@@ -301,9 +331,7 @@ impl CostGrid {
             }
         }
         let regions = RegionLabels::label(&cost, stride as usize, BLOCKED);
-        let mut passable = cost.iter().copied().filter(|&c| c != BLOCKED);
-        let first = passable.next();
-        let uniform_cost = first.filter(|&c| passable.all(|other| other == c));
+        let uniform_cost = uniform(&cost);
         Ok(Self {
             width: map.width,
             height: map.height,
@@ -393,6 +421,20 @@ impl CostGrid {
         self.cost(cell).is_some()
     }
 
+    /// Re-reads the cells of `rect` from `map` (edited there) for
+    /// `mobility`, the mobility this grid was built with, then the shared
+    /// multiplier and the region labels (a flood fill of the whole map: a
+    /// fraction of a millisecond on a 256 × 256 map).
+    pub(crate) fn repaint(&mut self, map: &GridMap, mobility: Mobility, rect: CellRect) {
+        for cell in rect.cells() {
+            let terrain = map.terrain(cell).expect("the caller checked the rectangle");
+            let index = self.index(cell);
+            self.cost[index] = mobility.cost(terrain).unwrap_or(BLOCKED);
+        }
+        self.uniform_cost = uniform(&self.cost);
+        self.regions = RegionLabels::label(&self.cost, self.stride as usize, BLOCKED);
+    }
+
     /// The connected regions (computed once, in [`CostGrid::new`]).
     #[must_use]
     pub fn regions(&self) -> &RegionLabels {
@@ -453,6 +495,13 @@ impl CostGrid {
         let b = f64::from(self.cost[self.index(to)]);
         Some(len * (a + b) * 0.5)
     }
+}
+
+/// The multiplier every passable cell of `cost` shares, if one does.
+fn uniform(cost: &[f32]) -> Option<f32> {
+    let mut passable = cost.iter().copied().filter(|&c| c != BLOCKED);
+    let first = passable.next();
+    first.filter(|&c| passable.all(|other| other == c))
 }
 
 #[cfg(test)]

@@ -46,7 +46,7 @@ pub use crate::geometry::turning;
 pub use astar::{BoundedPath, GridPlanner, Path, PathError, Progress};
 pub use batch::{BatchPlanner, GridAnswer, GridQuery, plan_batch};
 pub use flow_field::FlowField;
-pub use grid::{Cell, CostGrid, GridError, GridMap, Mobility, MobilityError, Terrain};
+pub use grid::{Cell, CellRect, CostGrid, GridError, GridMap, Mobility, MobilityError, Terrain};
 pub use hierarchy::{HierarchicalPlanner, Hierarchy, HierarchyError};
 pub use movingai::{
     MapError, MapParseError, ScenError, ScenParseError, Scenario, check_scenarios, load_map,
@@ -58,7 +58,7 @@ pub use visgraph::{
     BridgeTraffic, FactionId, GraphConfig, NavError, PathCost, PolygonNavigator, QueryOptions,
     SearchAlgorithm, StartInsertion, VisGraph, VisSearch,
 };
-pub use world::{WorldMap, WorldMapError};
+pub use world::{EditError, WorldMap, WorldMapError};
 
 /// Largest magnitude of a map coordinate, metres: far enough for any
 /// battlefield, near enough that `f32` positions stay within a metre and

@@ -17,6 +17,10 @@
 use std::sync::Arc;
 
 use glam::Vec2;
+
+mod edit;
+
+pub use edit::{EditError, segment_meets};
 use thiserror::Error;
 
 use super::MAX_COORDINATE;
@@ -69,6 +73,9 @@ pub enum WorldMapError {
 /// A grid placed in the world.
 #[derive(Clone, Debug)]
 pub struct WorldMap {
+    /// The terrain, as edited ([`WorldMap::set_cells`]).
+    terrain: GridMap,
+    mobility: Mobility,
     grid: CostGrid,
     /// HPA*'s clusters over `grid`, built with it.
     hierarchy: Hierarchy,
@@ -125,6 +132,8 @@ impl WorldMap {
         let blocked_before = summed_blocked(&grid);
         let hierarchy = Hierarchy::build(&grid);
         Ok(WorldMap {
+            terrain: map.clone(),
+            mobility,
             hierarchy,
             extent: Vec2::new(grid.width() as f32, grid.height() as f32),
             grid,
@@ -191,7 +200,9 @@ impl WorldMap {
         at(x1, y1) + at(x0, y0) == at(x0, y1) + at(x1, y0)
     }
 
-    /// A hash of the terrain, origin and cell size: snapshots check it.
+    /// A hash of the terrain as built (before any [`WorldMap::set_cells`]:
+    /// a snapshot lists the edits), origin and cell size: snapshots check
+    /// it.
     #[must_use]
     pub fn identity(&self) -> u64 {
         self.identity
@@ -350,6 +361,19 @@ impl WorldMap {
     /// region has no cell (or `point` is NaN).
     #[must_use]
     pub fn nearest_open_in_region(&self, point: Vec2, region: u32) -> Option<Vec2> {
+        self.nearest_cell_where(point, |cell| self.grid.region(cell) == Some(region))
+    }
+
+    /// The centre of the passable cell nearest `point` (as
+    /// [`WorldMap::nearest_open_in_region`], in any region); `None` if no
+    /// cell is passable (or `point` is NaN).
+    #[must_use]
+    pub fn nearest_open(&self, point: Vec2) -> Option<Vec2> {
+        self.nearest_cell_where(point, |cell| self.grid.passable(cell))
+    }
+
+    /// The centre of the cell nearest `point` that `wanted` accepts.
+    fn nearest_cell_where(&self, point: Vec2, wanted: impl Fn(Cell) -> bool) -> Option<Vec2> {
         let local = ((point - self.origin) / self.cell_size).floor();
         if !local.is_finite() {
             return None;
@@ -371,7 +395,7 @@ impl WorldMap {
                     continue;
                 }
                 let cell = Cell::new(x as u32, y as u32);
-                if self.grid.region(cell) != Some(region) {
+                if !wanted(cell) {
                     continue;
                 }
                 let at = self.centre_of(cell);

@@ -41,7 +41,7 @@ impl Sim {
     /// A 64-bit XXH3 hash of the whole simulation state: every section a
     /// snapshot holds (tick, map identity, unit count and clock, every
     /// column, the handle table, the path queue and searches in flight,
-    /// routes and platoons). Equal checksums mean bit-identical state.
+    /// routes, platoons and world edits). Equal checksums mean bit-identical state.
     /// Allocates nothing.
     #[must_use]
     pub fn checksum(&self) -> u64 {
@@ -71,6 +71,7 @@ impl Sim {
         sections.add(&["platoons"], bytemuck::cast_slice(platoons.records()));
         sections.add(&["platoon_free"], bytemuck::cast_slice(&platoons.free));
         sections.add(&["platoon_routes"], bytemuck::cast_slice(platoons.routes().as_slice()));
+        sections.add(&["edits"], bytemuck::cast_slice(self.cell_edits()));
         sections.0.digest()
     }
 }

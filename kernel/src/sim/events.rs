@@ -1,4 +1,5 @@
 //! What happened in the last tick, for the engine: rows reordered, units
+//! moved off cells a world edit walled (staged by the edit), units
 //! that arrived, found no path, got stuck or free again, and platoons that
 //! arrived.
 //!
@@ -34,6 +35,10 @@ pub enum Event {
     Unstuck(UnitId),
     /// Every member of the platoon stands on its destination spot.
     PlatoonArrived(PlatoonId),
+    /// A world edit ([`Sim::set_cells`](super::Sim::set_cells)) made the
+    /// unit's cell impassable: it was moved to the nearest passable cell
+    /// (reported by the next step).
+    Displaced(UnitId),
 }
 
 /// The last tick's events and what is needed to find the next.
@@ -42,6 +47,8 @@ pub(crate) struct EventLog {
     events: Vec<Event>,
     /// Each platoon record's (generation, phase) after the last tick.
     platoon_phases: Vec<(u32, u32)>,
+    /// Events of calls between ticks, for the next tick's list.
+    staged: Vec<Event>,
 }
 
 impl EventLog {
@@ -61,6 +68,14 @@ impl EventLog {
         }
     }
 
+    /// Keeps `event` (of a call between ticks) for the next tick's
+    /// events, with room for it there.
+    pub fn stage(&mut self, event: Event) {
+        self.staged.push(event);
+        let wanted = self.events.capacity() + 1;
+        self.events.reserve_exact(wanted - self.events.len());
+    }
+
     /// The events of the last tick.
     pub fn events(&self) -> &[Event] {
         &self.events
@@ -73,6 +88,10 @@ impl EventLog {
         if reordered {
             self.push(Event::RowsReordered);
         }
+        for index in 0..self.staged.len() {
+            self.push(self.staged[index]);
+        }
+        self.staged.clear();
         for row in 0..vehicles.len() {
             let now = move_state_at(vehicles.columns(), row) as u8;
             let before = vehicles.columns().move_state()[row];

@@ -24,6 +24,7 @@ mod queries;
 mod views;
 pub mod snapshot;
 mod snapshot_values;
+mod world_edits;
 
 pub use config::{ConfigError, Map, SimConfig};
 pub use events::Event;
@@ -72,6 +73,8 @@ pub struct Sim {
     quality: QualityTotals,
     events: EventLog,
     group_planner: group_plan::GroupPlanner,
+    /// The grid map as built and the edits since.
+    edits: world_edits::WorldEdits,
     /// The pool stages run in; `None`: one thread, no pool.
     pool: Option<Arc<ThreadPool>>,
     /// Whether `spatial` holds the units as they are (rebuilt at the end of
@@ -115,6 +118,7 @@ impl Sim {
             quality: QualityTotals::default(),
             events: EventLog::default(),
             group_planner: group_plan::GroupPlanner::default(),
+            edits: world_edits::WorldEdits::new(&config.map),
             time_s: 0.0,
             config,
             vehicles: Vehicles::default(),
@@ -273,9 +277,11 @@ impl Sim {
         Ok(())
     }
 
-    /// What happened in the last tick (rows reordered, arrivals, paths not
-    /// found, units stuck and free again, platoons arrived), the reorder
-    /// first, then in row order, then platoon order; replaced by every step.
+    /// What happened in the last tick (rows reordered, units displaced by
+    /// a world edit before it, arrivals, paths not found, units stuck and
+    /// free again, platoons arrived), the reorder first, then the
+    /// displaced units, then in row order, then platoon order; replaced by
+    /// every step.
     #[must_use]
     pub fn events(&self) -> &[Event] {
         self.events.events()
@@ -536,7 +542,16 @@ impl Sim {
         reader: &mut impl std::io::Read,
     ) -> Result<(), snapshot::SnapshotError> {
         let state = snapshot::read(reader, self.map_identity())?;
-        let flights = snapshot::rebuild_flights(&state.flights, self.config.map.grid())?;
+        let edited = self
+            .edits
+            .replay(&state.edits)
+            .map_err(snapshot::SnapshotError::Inconsistent)?;
+        let map = edited.as_deref().or(self.config.map.grid());
+        let flights = snapshot::rebuild_flights(&state.flights, map)?;
+        if let Some(map) = edited {
+            self.config.map = Map::Grid(map);
+        }
+        self.edits.set_list(state.edits);
         self.reserve(state.vehicles.len());
         self.vehicles = state.vehicles;
         self.paths.queue = state.path_queue;
@@ -587,6 +602,10 @@ impl Clone for Sim {
             .expect("writing a snapshot to memory cannot fail");
         let mut config = self.config.clone();
         config.pool.clone_from(&self.pool);
+        // The copy starts from the map as built; the restore edits it.
+        if let Some(original) = self.edits.original() {
+            config.map = Map::Grid(Arc::clone(original));
+        }
         let mut sim = Sim::new(config).expect("this configuration built a Sim already");
         sim.config.pool.clone_from(&self.config.pool);
         sim.restore(&mut bytes.as_slice())

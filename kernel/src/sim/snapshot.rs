@@ -5,11 +5,11 @@
 //! can hand the bug over. A snapshot restored at tick T reproduces the
 //! uninterrupted run's checksums from T on.
 //!
-//! # Format (version 6, little-endian)
+//! # Format (version 7, little-endian)
 //!
 //! ```text
 //! magic            8 bytes   "CONVOYSN"
-//! version          u32       6
+//! version          u32       7
 //! section count    u32       N
 //! section table    N × 56 bytes:
 //!     name         32 bytes  UTF-8, zero-padded
@@ -29,7 +29,10 @@
 //! suspends each search exactly where it was), `routes` (the
 //! units' route corners), `platoons` (every platoon record, live or free, as
 //! [`crate::data::platoons::Platoon`] bytes), `platoon_free` (free platoon slots)
-//! and `platoon_routes` (the platoons' route corners). Every byte of a
+//! `platoon_routes` (the platoons' route corners) and `edits` (the grid
+//! map's cell edits, oldest first: corners and terrain, five `u32` each;
+//! restoring into a `Sim` built on the original map makes them again).
+//! Every byte of a
 //! file is covered by a checksum (the sections follow one another to the
 //! file's end, nothing between or after them), so any bit flip or
 //! truncation is refused;
@@ -51,12 +54,13 @@ use crate::data::routes::Routes;
 use crate::nav::WorldMap;
 use crate::sim::Sim;
 use crate::sim::snapshot_values as values;
+use crate::sim::world_edits::CellEdit;
 use crate::data::vehicles::{Columns, HandleSlot, Vehicles};
 
 /// First bytes of every snapshot.
 pub const MAGIC: [u8; 8] = *b"CONVOYSN";
 /// The format version this build writes and reads.
-pub const VERSION: u32 = 6;
+pub const VERSION: u32 = 7;
 
 const NAME_BYTES: usize = 32;
 const TABLE_ENTRY_BYTES: usize = NAME_BYTES + 3 * 8;
@@ -149,6 +153,7 @@ pub(crate) struct State {
     pub(crate) flights: Vec<FlightRecord>,
     pub(crate) routes: Routes,
     pub(crate) platoons: Platoons,
+    pub(crate) edits: Vec<CellEdit>,
 }
 
 /// Every section of `sim`'s state, in file order. Also what
@@ -198,6 +203,10 @@ pub(crate) fn state_sections(sim: &Sim) -> Vec<(String, Cow<'_, [u8]>)> {
     sections.push((
         "platoon_routes".to_owned(),
         Cow::Borrowed(bytemuck::cast_slice(platoons.routes().as_slice())),
+    ));
+    sections.push((
+        "edits".to_owned(),
+        Cow::Borrowed(bytemuck::cast_slice(sim.cell_edits())),
     ));
     sections
 }
@@ -269,7 +278,9 @@ pub(crate) fn read(reader: &mut impl Read, map_identity: u64) -> Result<State, S
     let platoons = decode_platoons(&section)?;
     check_members(&vehicles, &platoons)?;
     values::check_platoons(&platoons)?;
+    let edits: Vec<CellEdit> = decode_many(section("edits")?, "edits")?;
     Ok(State {
+        edits,
         platoons,
         tick: meta.tick,
         time_s: meta.time_s,

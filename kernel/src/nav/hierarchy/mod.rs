@@ -21,7 +21,8 @@
 //! query's start and goal to the node without searching (the paper
 //! searches the start's and goal's clusters at each query instead: a table
 //! costs 5 bytes per cell per node, and saves two cluster searches a
-//! query). The hierarchy is built once per cost grid;
+//! query). The hierarchy is built once per cost grid (after a world edit,
+//! only the clusters the edit touches are searched again: `update.rs`);
 //! [`Hierarchy::heap_bytes`] is its memory.
 //!
 //! # A query
@@ -61,10 +62,12 @@
 mod cluster;
 mod search;
 mod smooth;
+mod update;
 
 use thiserror::Error;
 
 use self::cluster::{ClusterDijkstra, NEIGHBOURS, ROOT, Rect};
+use self::update::Reuse;
 use super::grid::{BLOCKED, CostGrid};
 
 pub use search::HierarchicalPlanner;
@@ -105,7 +108,7 @@ pub enum HierarchyError {
 }
 
 /// An edge of the abstract graph.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 struct Edge {
     to: u32,
     /// The stored path (intra-edge), or [`STEP`] (inter-edge).
@@ -116,9 +119,9 @@ struct Edge {
 }
 
 /// The abstract graph of a cost grid: clusters, transition nodes, edges and
-/// the intra-cluster paths. Read-only once built; any number of planners
-/// share it.
-#[derive(Clone, Debug)]
+/// the intra-cluster paths. Read-only once built (a world edit builds the
+/// next one from it, `update.rs`); any number of planners share it.
+#[derive(Clone, Debug, PartialEq)]
 pub struct Hierarchy {
     cluster_size: u32,
     clusters_x: u32,
@@ -169,6 +172,12 @@ impl Hierarchy {
     }
 
     fn with_clusters(grid: &CostGrid, cluster_size: u32) -> Self {
+        Self::assemble(grid, cluster_size, None)
+    }
+
+    /// The hierarchy of `grid`, taking from `reuse` the clusters it can
+    /// (see `update.rs`) instead of searching them again.
+    fn assemble(grid: &CostGrid, cluster_size: u32, reuse: Option<Reuse<'_>>) -> Self {
         let mut hierarchy = Self {
             cluster_size,
             clusters_x: grid.width().div_ceil(cluster_size),
@@ -204,7 +213,7 @@ impl Hierarchy {
                 cost,
             });
         }
-        hierarchy.link_clusters(grid, &mut adjacency);
+        hierarchy.link_clusters(grid, &mut adjacency, reuse);
         hierarchy.edge_first = Vec::with_capacity(adjacency.len() + 1);
         for edges in adjacency {
             hierarchy.edge_first.push(hierarchy.edges.len() as u32);
@@ -275,10 +284,19 @@ impl Hierarchy {
 
     /// Intra-edges and tables: Dijkstra from each node inside its cluster,
     /// one stored path per pair of nodes that meet there.
-    fn link_clusters(&mut self, grid: &CostGrid, adjacency: &mut [Vec<Edge>]) {
+    fn link_clusters(
+        &mut self,
+        grid: &CostGrid,
+        adjacency: &mut [Vec<Edge>],
+        reuse: Option<Reuse<'_>>,
+    ) {
         let mut dijkstra = ClusterDijkstra::default();
         let mut chain = Vec::new();
         for cluster in 0..self.clusters_x * self.clusters_y {
+            if let Some(old) = reuse.and_then(|reuse| reuse.source_of(self, cluster)) {
+                self.copy_cluster(old, cluster, adjacency);
+                continue;
+            }
             let nodes = self.nodes_of(cluster);
             let rect = self.rect(cluster);
             for i in nodes.clone() {

@@ -165,6 +165,22 @@ impl PathService {
         }
     }
 
+    /// Abandons every search in flight and queues its request again ahead
+    /// of the others, in slot order (the map changed under them).
+    pub(crate) fn restart_searches(&mut self) {
+        for slot in (0..BATCH).rev() {
+            let request = self
+                .flights
+                .requests()
+                .find(|&(at, _)| at == slot)
+                .map(|(_, request)| *request);
+            if let Some(request) = request {
+                self.flights.abandon(slot);
+                self.queue.push_front(request);
+            }
+        }
+    }
+
     /// Gives `unit` `route` (its corners after where it stands) to `goal`
     /// at once, as a search's answer would (outside the tick).
     pub(crate) fn give_route(
