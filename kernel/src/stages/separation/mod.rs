@@ -107,9 +107,9 @@ const SWEEP_CHUNKS: usize = 12;
 /// large crowd: 1,000,000 units make 72 chunks.
 const SWEEP_CHUNK_MAX_ROWS: usize = 16_384;
 /// Places of one run (a row of the cells in a unit's window) a unit's
-/// search examines at most: its [`nearest_places`]. Far above the shipped
-/// crowds' densest runs, so it binds only where units pile up, and keeps
-/// a sweep linear in the units there.
+/// search examines at most: the places nearest the unit's own. No shipped
+/// profile or crowd-quality scenario reaches it (`cut_searches` is 0), so
+/// it binds only where units pile up, and keeps the stage linear in them.
 pub const MAX_RUN_CANDIDATES: usize = 32;
 /// Places each chunk of a measuring sweep measures before the rest, which
 /// start from the deepest overlap any chunk found in them, not from none:

@@ -52,9 +52,10 @@ pub struct SteerStats {
     pub cut_searches: usize,
 }
 
-/// Places of one run (a row of the cells about a unit) a unit's neighbour
-/// search examines at most: its [`nearest_places`]. Far above the
-/// shipped crowds' densest runs, so it binds only where units pile up.
+/// Places of one run (a row of the cells about a unit) a unit's
+/// search examines at most: the places nearest the unit's own. No shipped
+/// profile or crowd-quality scenario reaches it (`cut_searches` is 0), so
+/// it binds only where units pile up, and keeps the stage linear in them.
 pub const MAX_RUN_CANDIDATES: usize = 96;
 
 /// Within this distance of its goal a unit steering by reciprocal
