@@ -110,7 +110,7 @@ const SWEEP_CHUNK_MAX_ROWS: usize = 16_384;
 /// search examines at most: the places nearest the unit's own. No shipped
 /// profile or crowd-quality scenario reaches it (`cut_searches` is 0), so
 /// it binds only where units pile up, and keeps the stage linear in them.
-pub const MAX_RUN_CANDIDATES: usize = 32;
+pub const MAX_RUN_CANDIDATES: usize = 96;
 /// Places each chunk of a measuring sweep measures before the rest, which
 /// start from the deepest overlap any chunk found in them, not from none:
 /// the deeper it is, the narrower their windows
