@@ -105,6 +105,10 @@ stage_figures! {
         stopped_for_threat: mean,
         /// Units stuck, at most.
         stuck_units: max,
+        /// The most candidate neighbours one unit examined in one tick.
+        most_candidates: max,
+        /// Units whose neighbour search a dense run cut short, per tick.
+        cut_searches: mean,
     }
 }
 
@@ -138,6 +142,10 @@ stage_figures! {
         /// Deepest overlap left, as a fraction of the smaller shield's
         /// smallest semi-axis.
         max_overlap_rel: max,
+        /// The most candidates one unit examined in one sweep.
+        most_candidates: max,
+        /// Searches a dense run cut short, over a tick's sweeps, per tick.
+        cut_searches: mean,
     }
 }
 

@@ -425,6 +425,8 @@ impl Sim {
                 avoiding_units: steered.avoiding as f64,
                 stopped_for_threat: steered.stopped as f64,
                 stuck_units: steered.stuck as f64,
+                most_candidates: steered.most_candidates as f64,
+                cut_searches: steered.cut_searches as f64,
             });
             let integrated = stages.run(Stage::Integrate, || {
                 dynamics::integrate_columns(&mut columns, config.map.grid(), dt)
@@ -457,6 +459,8 @@ impl Sim {
                 capped_ticks: f64::from(u8::from(pass.capped)),
                 max_overlap_m: f64::from(pass.max_overlap_m),
                 max_overlap_rel: f64::from(pass.max_overlap_rel),
+                most_candidates: f64::from(pass.most_candidates),
+                cut_searches: pass.cut_searches as f64,
             });
             let built = stages.run_adding(Stage::Spatial, earlier, || {
                 spatial_stage.run(spatial, vehicles, reorder_next)

@@ -27,7 +27,7 @@ use thiserror::Error;
 
 pub use crate::geometry::bounds::Bounds;
 use windows::SkippedRows;
-pub(crate) use windows::{Skip, SweepSkips, WINDOW_RUNS, WindowRuns};
+pub(crate) use windows::{Skip, SweepSkips, WINDOW_RUNS, WindowRuns, nearest_places};
 use wide::{f32x8, i32x8};
 
 /// Positions given their cells at once, one per SIMD lane.

@@ -303,3 +303,37 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    /// A run's nearest places: the whole run when it holds at most `cap`;
+    /// else `cap` consecutive places of it, about the unit's own place when
+    /// the run holds or touches it (a sweep's run after its own place
+    /// starts there), else about the run's middle.
+    #[test]
+    fn a_runs_nearest_places_are_cap_of_it_about_the_unit(
+        start in 0usize..500,
+        len in 0usize..400,
+        own in 0usize..1000,
+        cap in 1usize..100,
+    ) {
+        let run = start..start + len;
+        let kept = nearest_places(run.clone(), own, cap);
+        if len <= cap {
+            prop_assert_eq!(kept, run);
+            return Ok(());
+        }
+        prop_assert_eq!(kept.len(), cap);
+        prop_assert!(run.start <= kept.start && kept.end <= run.end);
+        if run.contains(&own) {
+            prop_assert!(kept.contains(&own));
+            prop_assert!(own - kept.start >= cap / 2 || kept.start == run.start);
+        } else if own + 1 == run.start {
+            prop_assert_eq!(kept.start, run.start);
+        } else if own == run.end {
+            prop_assert_eq!(kept.end, run.end);
+        } else {
+            let middle = run.start + len / 2;
+            prop_assert!(kept.contains(&middle) || kept.end == middle);
+        }
+    }
+}

@@ -1,6 +1,30 @@
-//! Runs of places a query window covers, and the rows a sweep skips.
+//! Runs of places a query window covers, and the rows a sweep skips; and
+//! the places of a run a dense crowd's neighbour search keeps
+//! ([`nearest_places`]).
+
+use std::ops::Range;
 
 use super::SpatialHash;
+
+/// The at most `cap` places of `run` that a neighbour search about the unit
+/// at place `own` examines: the whole run when it holds no more; else those
+/// nearest `own` in a run holding or touching it (the unit's own cells,
+/// whose places come just before and after its own), or nearest the run's
+/// middle (the cells straight below or above the unit's). Units on one
+/// point share one cell; this keeps each one's search, and so the tick,
+/// linear in the units however many share it, and the same whatever the
+/// thread count.
+#[inline]
+#[must_use]
+pub(crate) fn nearest_places(run: Range<usize>, own: usize, cap: usize) -> Range<usize> {
+    if run.len() <= cap {
+        return run;
+    }
+    let touches = own.saturating_add(1) >= run.start && own <= run.end;
+    let anchor = if touches { own } else { run.start + run.len() / 2 };
+    let start = anchor.saturating_sub(cap / 2).clamp(run.start, run.end - cap);
+    start..start + cap
+}
 
 pub(crate) const WINDOW_RUNS: usize = 3;
 
@@ -10,6 +34,16 @@ pub(crate) const WINDOW_RUNS: usize = 3;
 pub(crate) struct WindowRuns(pub(super) [(usize, usize); WINDOW_RUNS]);
 
 impl WindowRuns {
+    /// Each run cut to its [`nearest_places`] about the unit at `own`.
+    #[inline]
+    #[must_use]
+    pub(crate) fn nearest(self, own: usize, cap: usize) -> WindowRuns {
+        WindowRuns(self.0.map(|(first, len)| {
+            let kept = nearest_places(first..first + len, own, cap);
+            (kept.start, kept.len())
+        }))
+    }
+
     /// How many places the runs hold.
     #[inline]
     pub(crate) fn len(&self) -> usize {
@@ -61,7 +95,7 @@ impl SkippedRows {
 /// by [`SweepSkips`].
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct Skip {
-    pub(super) places: std::ops::Range<usize>,
+    pub(super) places: Range<usize>,
     /// `None` when `places` holds no place of the hash.
     pub(super) rows: Option<SkippedRows>,
 }

@@ -57,32 +57,45 @@ impl Batch {
     }
 }
 
-/// What a window search examined: its candidates, and the runs of a
-/// window's row (never empty) that held them.
+/// What a window search examined: its candidates, the runs of a
+/// window's row (never empty) that held them, and whether a run was cut to
+/// its [`MAX_RUN_CANDIDATES`] nearest places.
 #[derive(Clone, Copy, Debug, Default)]
 pub(super) struct Examined {
     pub(super) candidates: u32,
     pub(super) runs: u32,
+    pub(super) cut: bool,
 }
 
 impl Examined {
+    /// The places of `run` the unit at place `unit` examines
+    /// ([`nearest_places`]), counted.
     #[inline]
-    pub(super) fn add(&mut self, run: &Range<usize>) {
-        self.candidates += run.len() as u32;
-        self.runs += 1;
+    pub(super) fn add(&mut self, run: Range<usize>, unit: usize) -> Range<usize> {
+        let kept = nearest_places(run.clone(), unit, MAX_RUN_CANDIDATES);
+        self.cut |= kept.len() < run.len();
+        self.candidates += kept.len() as u32;
+        self.runs += u32::from(!kept.is_empty());
+        kept
     }
 
-    /// Counts the places of `runs` and the runs that hold any.
+    /// The runs of `runs` the unit at place `unit` examines, counted with
+    /// the runs that hold any.
     #[inline]
-    pub(super) fn add_runs(&mut self, runs: &WindowRuns) {
-        self.candidates += runs.len() as u32;
-        self.runs += runs.non_empty() as u32;
+    pub(super) fn add_runs(&mut self, runs: WindowRuns, unit: usize) -> WindowRuns {
+        let kept = runs.nearest(unit, MAX_RUN_CANDIDATES);
+        self.cut |= kept.len() < runs.len();
+        self.candidates += kept.len() as u32;
+        self.runs += kept.non_empty() as u32;
+        kept
     }
 
     /// Adds these to a sweep's totals.
     pub(super) fn count_in(self, totals: &mut Sweep) {
         totals.tested += u64::from(self.candidates);
         totals.runs += u64::from(self.runs);
+        totals.most = totals.most.max(self.candidates);
+        totals.cut += u64::from(self.cut);
     }
 }
 
@@ -108,7 +121,7 @@ pub(super) fn for_each_candidate(
     let hash = context.hash;
     if context.scan == Scan::Lanes {
         hash.for_each_row_range_outside(point, search, skip, |run| {
-            examined.add(&run);
+            let run = examined.add(run, unit);
             let mut first = run.start;
             while first < run.end {
                 let mut meeting =
@@ -123,7 +136,7 @@ pub(super) fn for_each_candidate(
         });
     } else {
         hash.for_each_row_range_outside(point, search, skip, |run| {
-            examined.add(&run);
+            let run = examined.add(run, unit);
             for (place, them) in run.clone().zip(&context.bodies[run]) {
                 if them.radius <= context.big_radius
                     && may_overlap(own, them, them.centre - own.centre)
@@ -250,12 +263,11 @@ pub(super) fn queue_candidates_without_branch(
         // One loop over the window's places: no branch on each row's end
         // and each run's emptiness, which mispredict.
         Some(runs) => {
-            examined.add_runs(&runs);
+            let runs = examined.add_runs(runs, unit);
             (0..runs.len()).for_each(|k| offer(runs.place(k)));
         }
         None => hash.for_each_row_range_outside(point, search, skip, |run| {
-            examined.add(&run);
-            run.for_each(&mut offer);
+            examined.add(run, unit).for_each(&mut offer);
         }),
     }
     (examined, queued)

@@ -50,6 +50,11 @@ pub(super) struct Sweep {
     pub(super) overlaps: u64,
     pub(super) depth_m: f32,
     pub(super) depth_rel: f32,
+    /// The most candidates one unit examined.
+    pub(super) most: u32,
+    /// Units whose search a run of more than [`MAX_RUN_CANDIDATES`] places
+    /// cut short.
+    pub(super) cut: u64,
 }
 
 impl Sweep {
@@ -73,6 +78,8 @@ impl Sweep {
             overlaps: self.overlaps + other.overlaps,
             depth_m: self.depth_m.max(other.depth_m),
             depth_rel: self.depth_rel.max(other.depth_rel),
+            most: self.most.max(other.most),
+            cut: self.cut + other.cut,
         }
     }
 }

@@ -22,7 +22,7 @@ use glam::Vec2;
 use crate::nav::WorldMap;
 use crate::data::vehicles::{ARRIVE_RADIUS, PROGRESS_STEP_M, STUCK_AFTER_S};
 use crate::parallel::{STEER_CHUNK_ROWS, for_each_chunk4_of};
-use crate::data::spatial_hash::SpatialHash;
+use crate::data::spatial_hash::{SpatialHash, nearest_places};
 use crate::data::vehicles::{ColumnsMut, NONE, SteerMode};
 use avoid::{Body, Mover, Near, Question, Response, ThreatSearch};
 use field::{Disc, FieldUnit};
@@ -45,7 +45,18 @@ pub struct SteerStats {
     pub stopped: usize,
     /// Units without progress for [`STUCK_AFTER_S`].
     pub stuck: usize,
+    /// The most candidate neighbours one unit examined.
+    pub most_candidates: usize,
+    /// Units whose search a run of more than [`MAX_RUN_CANDIDATES`] places
+    /// cut short.
+    pub cut_searches: usize,
 }
+
+/// Places of one run (a row of the cells about a unit) a unit's
+/// search examines at most: the places nearest the unit's own. No shipped
+/// profile or crowd-quality scenario reaches it (`cut_searches` is 0), so
+/// it binds only where units pile up, and keeps the stage linear in them.
+pub const MAX_RUN_CANDIDATES: usize = 96;
 
 /// Within this distance of its goal a unit steering by reciprocal
 /// avoidance has arrived: a quarter of its shield's width, from 0.25 m to
@@ -177,7 +188,8 @@ fn steer_rows(
     };
     let by_block = spatial.block_covers(world.avoid_radius);
     let radius_sq = world.avoid_radius * world.avoid_radius;
-    let counts = [(); 4].map(|()| AtomicUsize::new(0));
+    let counts = [(); 5].map(|()| AtomicUsize::new(0));
+    let most_candidates = AtomicUsize::new(0);
     for_each_chunk4_of(
         STEER_CHUNK_ROWS,
         desired_velocity,
@@ -199,7 +211,8 @@ fn steer_rows(
             );
             let (max_brake, turn_rate) = (&max_brake[rows.clone()], &turn_rate[rows.clone()]);
             let (platoon, turn_radius) = (&platoon[rows.clone()], &turn_radius[rows]);
-            let mut tally = [0usize; 4];
+            let mut tally = [0usize; 5];
+            let mut most = 0;
             let mut out = Rows {
                 desired,
                 progress,
@@ -246,21 +259,14 @@ fn steer_rows(
                         max_brake[offset],
                         arrive,
                     );
-                    let mut nearest = Nearest::default();
-                    let mut offer = |run: std::ops::Range<usize>| {
-                        for other in run.filter(|&other| other != place) {
-                            let them = movers.get(other);
-                            let distance_sq = me.position.distance_squared(them.position);
-                            if distance_sq <= radius_sq && layers_meet(me, &them) {
-                                nearest.offer(distance_sq, other as u32);
-                            }
-                        }
-                    };
-                    if by_block {
-                        spatial.for_each_block_run(cells[first + offset], &mut offer);
-                    } else {
-                        spatial.for_each_row_range(rebuilt_at[place], world.avoid_radius, &mut offer);
-                    }
+                    let (nearest, search) = nearest_neighbours(
+                        spatial,
+                        movers,
+                        place,
+                        cells[first + offset],
+                        world.avoid_radius,
+                    );
+                    search.count(&mut most, &mut tally);
                     let wish = Wish {
                         me: *me,
                         unit: (first + offset) as u32,
@@ -284,19 +290,21 @@ fn steer_rows(
                     radius_sq,
                     skip: place,
                 };
+                let mut examined = Examined::default();
                 // A radius within a cell: the block of cells about the
                 // unit's, found from the cell's number alone (the same rows
                 // within the radius, in the same order, as the window about
                 // its position, without converting the window's sides).
                 if by_block {
                     spatial.for_each_block_run(cells[first + offset], |run| {
-                        search.consider_run(movers, run, near);
+                        search.consider_run(movers, examined.nearest(run, place), near);
                     });
                 } else {
                     spatial.for_each_row_range(rebuilt_at[place], world.avoid_radius, |run| {
-                        search.consider_run(movers, run, near);
+                        search.consider_run(movers, examined.nearest(run, place), near);
                     });
                 }
+                examined.count(&mut most, &mut tally);
                 let Some(threat) = search.threat(movers) else {
                     let wanted = apply(Response::Clear, seek, &mut tally);
                     out.finish(offset, wanted);
@@ -321,14 +329,76 @@ fn steer_rows(
             for (count, value) in counts.iter().zip(tally) {
                 count.fetch_add(value, Ordering::Relaxed);
             }
+            most_candidates.fetch_max(most, Ordering::Relaxed);
         },
     );
-    let [arrived, avoiding, stopped, stuck] = counts.map(AtomicUsize::into_inner);
+    let [arrived, avoiding, stopped, stuck, cut_searches] = counts.map(AtomicUsize::into_inner);
     SteerStats {
         arrived,
         avoiding,
         stopped,
         stuck,
+        most_candidates: most_candidates.into_inner(),
+        cut_searches,
+    }
+}
+
+/// The neighbours reciprocal avoidance takes for the unit at place `place`
+/// (in hash cell `cell`): its [`reciprocal::MAX_NEIGHBOURS`] nearest within
+/// `radius` whose layers meet its own, among the candidates its search
+/// examines (of each run of cells about it, the [`MAX_RUN_CANDIDATES`]
+/// [`nearest_places`]); and what the search examined.
+fn nearest_neighbours(
+    spatial: &SpatialHash,
+    movers: &MoverColumns,
+    place: usize,
+    cell: u32,
+    radius: f32,
+) -> (Nearest, Examined) {
+    let me = movers.get(place);
+    let radius_sq = radius * radius;
+    let (mut nearest, mut search) = (Nearest::default(), Examined::default());
+    let mut offer = |run: std::ops::Range<usize>| {
+        for other in search.nearest(run, place).filter(|&other| other != place) {
+            let them = movers.get(other);
+            let distance_sq = me.position.distance_squared(them.position);
+            if distance_sq <= radius_sq && layers_meet(&me, &them) {
+                nearest.offer(distance_sq, other as u32);
+            }
+        }
+    };
+    if spatial.block_covers(radius) {
+        spatial.for_each_block_run(cell, &mut offer);
+    } else {
+        spatial.for_each_row_range(spatial.sorted_positions()[place], radius, &mut offer);
+    }
+    (nearest, search)
+}
+
+/// One unit's neighbour search: the candidates it examined, and whether a
+/// run was cut to its [`MAX_RUN_CANDIDATES`] nearest places.
+#[derive(Clone, Copy, Default)]
+struct Examined {
+    candidates: usize,
+    cut: bool,
+}
+
+impl Examined {
+    /// The places of `run` the unit at place `own` examines, counted.
+    #[inline]
+    fn nearest(&mut self, run: std::ops::Range<usize>, own: usize) -> std::ops::Range<usize> {
+        let kept = nearest_places(run.clone(), own, MAX_RUN_CANDIDATES);
+        self.cut |= kept.len() < run.len();
+        self.candidates += kept.len();
+        kept
+    }
+
+    /// Folds this search into the chunk's most candidates and its count
+    /// of cut searches (`tally[4]`).
+    #[inline]
+    fn count(self, most: &mut usize, tally: &mut [usize; 5]) {
+        *most = (*most).max(self.candidates);
+        tally[4] += usize::from(self.cut);
     }
 }
 
@@ -357,7 +427,7 @@ impl Rows<'_> {
     /// arrived units in `tally[0]` and stuck ones in `tally[3]`. Run after
     /// the chunk's steering, as no row's progress depends on another's
     /// answer: the lanes have none of one row's branches.
-    fn track_progress(&mut self, position: &[Vec2], target: &[Vec2], tally: &mut [usize; 4]) {
+    fn track_progress(&mut self, position: &[Vec2], target: &[Vec2], tally: &mut [usize; 5]) {
         let rows = self.desired.len();
         let eights = rows - rows % SEARCH_LANES;
         for first in (0..eights).step_by(SEARCH_LANES) {
@@ -456,7 +526,7 @@ impl Waiting {
     /// Answers the waiting units' threats ([`avoid::respond_lanes`]) and
     /// finishes their rows.
     #[inline]
-    fn answer(&mut self, rows: &mut Rows<'_>, map: Option<&WorldMap>, tally: &mut [usize; 4]) {
+    fn answer(&mut self, rows: &mut Rows<'_>, map: Option<&WorldMap>, tally: &mut [usize; 5]) {
         if self.count == 0 {
             return;
         }
@@ -498,7 +568,7 @@ fn keep_off_walls(response: Response, me: &Mover, seek: Vec2, map: Option<&World
 /// The velocity a unit steers with after avoidance's `response`; counts
 /// avoiding and stopped units in `tally[1]` and `tally[2]`.
 #[inline]
-fn apply(response: Response, seek: Vec2, tally: &mut [usize; 4]) -> Vec2 {
+fn apply(response: Response, seek: Vec2, tally: &mut [usize; 5]) -> Vec2 {
     match response {
         Response::Clear => seek,
         Response::Avoid(velocity) => {
@@ -554,7 +624,7 @@ mod tests {
 
     /// Tracks `rows` with [`Rows::track_progress`], or one row at a time
     /// with [`Rows::track_one`]: the columns it leaves and its tally.
-    fn tracked(rows: &[Row], one_at_a_time: bool) -> (Vec<u32>, [usize; 4]) {
+    fn tracked(rows: &[Row], one_at_a_time: bool) -> (Vec<u32>, [usize; 5]) {
         let count = rows.len();
         let (mut desired, mut progress, mut stalled, mut from) = (
             vec![Vec2::ZERO; count],
@@ -571,7 +641,7 @@ mod tests {
             steered_from: &mut from,
             dt: 1.0 / 60.0,
         };
-        let mut tally = [0; 4];
+        let mut tally = [0; 5];
         if one_at_a_time {
             for row in 0..count {
                 let [arrived, stuck] = out.track_one(row, position[row], target[row]);
@@ -592,6 +662,81 @@ mod tests {
             )
             .collect();
         (bits, tally)
+    }
+
+    /// A crowd's hash (8 m cells) and its movers in place order, from
+    /// `points` (every seventh unit a helicopter 20 m up).
+    fn crowd(points: &[Vec2]) -> (SpatialHash, MoverColumns) {
+        let bounds = crate::data::spatial_hash::Bounds::new(Vec2::splat(-100.0), Vec2::splat(100.0));
+        let mut hash = SpatialHash::new(bounds, 8.0).expect("valid grid");
+        hash.rebuild(points);
+        let placed: Vec<Mover> = hash
+            .order()
+            .iter()
+            .map(|&unit| {
+                let body = Body {
+                    position: points[unit as usize],
+                    velocity: Vec2::ZERO,
+                    heading: 0.0,
+                    altitude: if unit % 7 == 0 { 20.0 } else { 0.0 },
+                    shield: glam::Vec3::new(1.5, 1.0, 1.0),
+                };
+                body.mover()
+            })
+            .collect();
+        let mut movers = MoverColumns::default();
+        movers.fill_from(&placed);
+        (hash, movers)
+    }
+
+    /// Below the cap, the neighbours of every unit are a brute-force
+    /// sort's: every other unit within the radius whose layers meet, by
+    /// distance then place, the first [`reciprocal::MAX_NEIGHBOURS`]. A
+    /// sparse crowd (fewer than ten in range) and a cluster (more).
+    #[test]
+    fn below_the_cap_the_nearest_are_a_brute_force_sorts() {
+        let draw = |stream: u64, unit: usize| crate::random::unit_f32(35, stream, unit as u64);
+        let mut points: Vec<Vec2> = (0..300)
+            .map(|u| Vec2::new(draw(1, u), draw(2, u)) * 180.0 - 90.0)
+            .collect();
+        points.extend((0..40).map(|u| Vec2::new(draw(3, u), draw(4, u)) * 9.0 + 20.0));
+        let (hash, movers) = crowd(&points);
+        let (radius, mut crowded) = (8.0, 0);
+        for place in 0..points.len() {
+            let me = movers.get(place);
+            let mut oracle: Vec<(f32, usize)> = (0..points.len())
+                .filter(|&other| other != place && layers_meet(&me, &movers.get(other)))
+                .map(|other| (me.position.distance_squared(movers.get(other).position), other))
+                .filter(|&(distance_sq, _)| distance_sq <= radius * radius)
+                .collect();
+            oracle.sort_by(|a, b| a.partial_cmp(b).expect("finite"));
+            crowded += usize::from(oracle.len() > reciprocal::MAX_NEIGHBOURS);
+            oracle.truncate(reciprocal::MAX_NEIGHBOURS);
+            let oracle: Vec<u32> = oracle.iter().map(|&(_, other)| other as u32).collect();
+            let unit = hash.order()[place] as usize;
+            let (nearest, search) = nearest_neighbours(&hash, &movers, place, hash.cells()[unit], radius);
+            assert_eq!(nearest.places(), &oracle[..], "place {place}");
+            assert!(!search.cut, "place {place}");
+        }
+        assert!(crowded > 20, "{crowded} units with more than ten in range");
+    }
+
+    /// 5,000 units on one point: each search examines at most
+    /// [`MAX_RUN_CANDIDATES`] places of each of its three runs, all in
+    /// the unit's own cell, and keeps its ten nearest of them.
+    #[test]
+    fn on_one_point_a_search_examines_a_bounded_number() {
+        let points = vec![Vec2::new(3.0, 3.0); 5_000];
+        let (hash, movers) = crowd(&points);
+        for place in (0..points.len()).step_by(7) {
+            let unit = hash.order()[place] as usize;
+            let (nearest, search) = nearest_neighbours(&hash, &movers, place, hash.cells()[unit], 8.0);
+            assert!(search.cut, "place {place}");
+            assert_eq!(search.candidates, MAX_RUN_CANDIDATES, "place {place}");
+            assert_eq!(nearest.places().len(), reciprocal::MAX_NEIGHBOURS);
+            let window = place.saturating_sub(MAX_RUN_CANDIDATES)..place + MAX_RUN_CANDIDATES;
+            assert!(nearest.places().iter().all(|&other| window.contains(&(other as usize))));
+        }
     }
 
     proptest! {
