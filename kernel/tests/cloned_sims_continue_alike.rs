@@ -5,50 +5,14 @@
 
 #![allow(clippy::unwrap_used)]
 
-use std::sync::Arc;
-
+use convoy::Sim;
 use convoy::glam::Vec2;
-use convoy::nav::{Cell, Mobility, WorldMap, load_map};
-use convoy::{Bounds, Formation, Map, PlatoonSpec, Sim, SimConfig, UnitSpec, VehicleKind};
 
-/// arena2 with 60 tanks sent across it under a small search budget, four of
-/// them in a platoon, after 5 ticks.
+mod busy_world;
+
+/// The busy arena2 world after 5 ticks, rows reordered every 4.
 fn busy_world(threads: usize) -> Sim {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../profiles/maps/arena2.map");
-    let map = Arc::new(
-        WorldMap::new(&load_map(path).unwrap(), Mobility::GROUND, Vec2::ZERO, 8.0).unwrap(),
-    );
-    let bounds = map.bounds();
-    let mut config = SimConfig::new(Bounds::new(bounds.min - 50.0, bounds.max + 50.0));
-    config.threads = threads;
-    config.map = Map::Grid(Arc::clone(&map));
-    config.max_path_nodes_per_tick = 300;
-    config.reorder_interval = 4;
-    let mut sim = Sim::new(config).unwrap();
-    let grid = map.grid();
-    let open: Vec<Vec2> = (0..grid.height())
-        .flat_map(|y| (0..grid.width()).map(move |x| Cell::new(x, y)))
-        .map(|cell| map.centre_of(cell))
-        .filter(|&centre| map.is_open(centre))
-        .collect();
-    let ids: Vec<_> = (0..60)
-        .map(|k| {
-            sim.spawn(&UnitSpec::new(VehicleKind::Tracked, open[k * 37]))
-                .unwrap()
-        })
-        .collect();
-    for (k, &id) in ids.iter().enumerate().skip(4) {
-        sim.order_move(id, open[open.len() - 1 - k * 53]).unwrap();
-    }
-    let platoon = sim
-        .create_platoon(&ids[..4], &PlatoonSpec::force21(Formation::Column))
-        .unwrap();
-    sim.order_platoon(platoon, open[open.len() / 2], None)
-        .unwrap();
-    for _ in 0..5 {
-        sim.step(1.0 / 60.0);
-    }
-    sim
+    busy_world::busy_world(threads, |config| config.reorder_interval = 4, 5)
 }
 
 fn assert_clone_continues_alike(threads: usize) {
