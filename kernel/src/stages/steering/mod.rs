@@ -1,5 +1,7 @@
 //! The `steering` stage: each unit's desired velocity.
 //!
+//! Reciprocal avoidance ([`reciprocal`], ORCA among the nearest
+//! neighbours and the walls, solo units and platoon members alike),
 //! Force 21's drive-to ([`crate::geometry::seek`]) with vehicle avoidance
 //! ([`avoid`]: the soonest threat by time of nearest approach among the
 //! spatial hash's neighbours, eight at a time), or a potential field among
@@ -240,9 +242,7 @@ fn steer_rows(
                     out.finish(offset, wanted);
                     continue;
                 }
-                // Platoon members keep Force 21's avoidance: their slots
-                // space them, and their formation's rules assume it.
-                if steer_mode[offset] == SteerMode::Reciprocal as u8 && platoon[offset] == NONE {
+                if steer_mode[offset] == SteerMode::Reciprocal as u8 {
                     let max_speed = cruise_speed[offset] / slowdown;
                     // Only the goal itself is reached within the unit's own
                     // radius: drive-to points along a route or a curve keep
@@ -273,7 +273,14 @@ fn steer_rows(
                         preferred,
                         max_speed,
                     };
-                    let immovable = |other: usize| inv_mass[order[other] as usize] == 0.0;
+                    // A platoon member parked on its spot yields: it takes
+                    // all of every avoidance, so units pass through its
+                    // platoon's ranks, and it drives back after.
+                    let parked = platoon[offset] != NONE
+                        && target == goal[offset]
+                        && me.position.distance(target) <= ARRIVE_RADIUS;
+                    let immovable =
+                        |other: usize| parked || inv_mass[order[other] as usize] == 0.0;
                     let wanted = reciprocal::choose(&chooser, &wish, &nearest, immovable, &mut solver);
                     tally[1] += usize::from(wanted.distance_squared(preferred) > 1e-4);
                     out.finish(offset, wanted);
