@@ -1,11 +1,17 @@
 //! Which platoons of a profile never arrive, and why:
 //! `cargo run --release -p convoy-bench --example platoon_arrivals [PROFILE] [UNITS] [TICKS]`.
-//! Runs the profile with its orders (re-ordered on arrival), counts each
-//! platoon's arrivals, and describes every platoon that never arrived: its
-//! phase and speed, how far along its path it is, and each member's
-//! distance to its drive-to point, speed and stall clock.
+//! Runs the profile with its orders (re-ordered on arrival, 2 threads),
+//! counts each platoon's arrivals, and describes every platoon that never
+//! arrived: its phase and speed, how far along its path it is, and for
+//! each member its kind, whether it sees its drive-to point, its distance
+//! to it and to its spot, its speed, stall clock and own route. A last
+//! table counts the never-arrived platoons by phase and by what their
+//! worst member is doing.
 
-use convoy::Phase;
+use std::collections::BTreeMap;
+
+use convoy::geometry::angles::wrap_angle;
+use convoy::{Phase, PlatoonId, Sim};
 use convoy_scenarios::Profile;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -22,27 +28,21 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let ids: Vec<_> = sim.platoon_views().map(|platoon| platoon.id()).collect();
     let mut arrivals = vec![0u32; ids.len()];
     let mut was_arrived = vec![false; ids.len()];
-    let trace: Option<usize> = std::env::var("TRACE").ok().and_then(|v| v.parse().ok());
-    for tick in 0..ticks {
-        if let Some(k) = trace.filter(|_| tick % 30 == 0 || tick < 5) {
-            let view = sim.platoon(ids[k]).ok_or("gone")?;
-            let record = sim.platoons().get(ids[k]).ok_or("gone")?;
-            println!("trace {tick}: {:?} travelled {:.1}/{:.1} route_len {} pending {} goal {:.1} pos {:.1} spots0 {:.1}", view.phase(), record.travelled, record.route_length, record.route_len, record.route_pending, record.goal, record.position, record.spots[0]);
-        }
+    for _ in 0..ticks {
         orders.before_step(&mut sim)?;
         sim.step(profile.run.dt);
         for (k, &id) in ids.iter().enumerate() {
             let arrived = sim.platoon(id).is_some_and(|p| p.phase() == Phase::Arrived);
-            if arrived && !was_arrived[k] {
-                arrivals[k] += 1;
-            }
+            arrivals[k] += u32::from(arrived && !was_arrived[k]);
             was_arrived[k] = arrived;
         }
     }
-    let never: Vec<usize> = (0..ids.len()).filter(|&k| arrivals[k] == 0).collect();
-    let summary = orders
-        .log()
-        .summary(ticks as f64 * f64::from(profile.run.dt));
+    let never: Vec<PlatoonId> = (0..ids.len())
+        .filter(|&k| arrivals[k] == 0)
+        .map(|k| ids[k])
+        .collect();
+    let seconds = ticks as f64 * f64::from(profile.run.dt);
+    let summary = orders.log().summary(seconds);
     println!(
         "{} platoons, {} never arrived; {:.1} arrivals a minute, efficiency mean {:.2} p95 {:.2}",
         ids.len(),
@@ -51,81 +51,72 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         summary.path_efficiency_mean,
         summary.path_efficiency_p95
     );
+    let mut causes = BTreeMap::new();
+    for &id in &never {
+        *causes.entry(describe(&sim, id)).or_insert(0) += 1;
+    }
+    for (cause, count) in causes {
+        println!("{count:5} {cause}");
+    }
+    Ok(())
+}
+
+/// Prints platoon `id` and its members; returns a line classifying it by
+/// its phase and its worst member.
+fn describe(sim: &Sim, id: PlatoonId) -> String {
+    let (Some(view), Some(record)) = (sim.platoon(id), sim.platoons().get(id)) else {
+        return "gone".into();
+    };
+    println!(
+        "platoon {}: {:?} speed {:.2} travelled {:.1}/{:.1} m, goal {:.1} m away",
+        id.index,
+        view.phase(),
+        view.speed(),
+        record.travelled,
+        record.route_length,
+        view.position().distance(view.goal()),
+    );
     let columns = sim.vehicles().columns();
-    let records = sim.platoons();
-    let mut kinds = std::collections::BTreeMap::new();
-    for &k in &never {
-        let view = sim.platoon(ids[k]).ok_or("gone")?;
-        let record = records.get(ids[k]).ok_or("gone")?;
+    let map = sim.config().map.grid();
+    let worst = record
+        .error
+        .iter()
+        .copied()
+        .filter(|e| e.is_finite())
+        .fold(0.0, f32::max);
+    let mut cause = format!("{:?}", view.phase());
+    for (slot, unit) in view.members() {
+        let Some(row) = sim.vehicles().row_of(unit) else {
+            continue;
+        };
+        let (at, target) = (columns.position()[row], record.targets[slot]);
+        let sees = map.is_none_or(|map| map.segment_is_clear(at, target));
+        let off = wrap_angle((target - at).to_angle() - columns.heading()[row]).abs();
+        let stalled = columns.stalled_s()[row];
         println!(
-            "platoon {k}: {:?} speed {:.2} travelled {:.1}/{:.1} m, goal {:.1} m away, formation {:?}",
-            view.phase(),
-            view.speed(),
-            record.travelled,
-            record.route_length,
-            view.position().distance(view.goal()),
-            view.formation()
+            "  slot {slot} kind {}: sees {sees}, to target {:.1} m ({off:.2} rad off its heading), to spot {:.1} m, speed {:.2}/{:.2}, stalled {stalled:.1} s, own route {}",
+            columns.kind()[row],
+            at.distance(target),
+            at.distance(record.spots[slot]),
+            columns.velocity()[row].length(),
+            columns.max_speed()[row],
+            columns.route_len()[row],
         );
-        for (slot, unit) in view.members() {
-            let Some(row) = sim.vehicles().row_of(unit) else {
-                continue;
+        if record.error[slot] == worst {
+            let side = if off < 0.5 {
+                "ahead"
+            } else if off < 2.0 {
+                "aside"
+            } else {
+                "behind"
             };
-            let at = columns.position()[row];
-            let target = record.targets[slot];
-            let spot = record.spots[slot];
-            let map = sim.config().map.grid();
-            let clear = map.is_none_or(|map| map.segment_is_clear(at, target));
-            let nearest = columns
-                .position()
-                .iter()
-                .enumerate()
-                .filter(|&(other, _)| other != row)
-                .map(|(_, &p)| p.distance(at))
-                .fold(f32::INFINITY, f32::min);
-            let off = convoy::geometry::angles::wrap_angle(
-                (target - at).to_angle() - columns.heading()[row],
-            )
-            .abs();
-            let worst = record.error[..view.member_count()]
-                .iter()
-                .copied()
-                .fold(0.0, f32::max);
-            if record.error[slot] == worst {
-                let key = format!(
-                    "{:?} kind {} clear {clear} stalled {} off {}",
-                    view.phase(),
-                    columns.kind()[row],
-                    columns.stalled_s()[row] >= 1.0,
-                    if off < 0.5 {
-                        "ahead"
-                    } else if off < 2.0 {
-                        "side"
-                    } else {
-                        "behind"
-                    },
-                );
-                *kinds.entry(key).or_insert(0) += 1;
-            }
-            println!(
-                "  slot {slot} {:?}: clear {clear} nearest {nearest:.1} desired {:.2}@{:.2} heading {:.2} to-target-dir {:.2} | to target {:.1} m, to spot {:.1} m, speed {:.2}/{:.2}, cruise {:.2}, stalled {:.1} s, own route {}, error {:.1}",
+            cause = format!(
+                "{:?}, worst member kind {} sees {sees}, stalled {}, target {side}",
+                view.phase(),
                 columns.kind()[row],
-                columns.desired_velocity()[row].length(),
-                columns.desired_velocity()[row].to_angle(),
-                columns.heading()[row],
-                (target - at).to_angle(),
-                at.distance(target),
-                at.distance(spot),
-                columns.velocity()[row].length(),
-                columns.max_speed()[row],
-                record.cruise[slot],
-                columns.stalled_s()[row],
-                columns.route_len()[row],
-                record.error[slot],
+                stalled >= 1.0,
             );
         }
     }
-    for (key, count) in kinds {
-        println!("{count:5} {key}");
-    }
-    Ok(())
+    cause
 }

@@ -111,7 +111,13 @@ fn scatter(
             let flies = kind.handling().flies;
             let goal = if platoons.order_range_m > 0.0 {
                 let from = map.centre_of(start);
-                goal_within(map, &mut planner, (seed, index), from, platoons.order_range_m)
+                goal_within(
+                    map,
+                    &mut planner,
+                    (seed, index),
+                    from,
+                    platoons.order_range_m,
+                )
             } else {
                 map.centre_of(open_cell(map, seed, 2 * index + 1, |cell| {
                     flies || map.grid().connected(start, cell)
