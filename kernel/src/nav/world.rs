@@ -433,6 +433,15 @@ impl WorldMap {
             }
             let corner = cells[visible];
             if corner == last {
+                // The cells see each other, centre to centre; the goal is
+                // a point of its cell, which the anchor may not see past a
+                // wall's corner: then the route goes by the cell's centre.
+                if !self.segment_is_clear(self.centre_of(anchor), goal) {
+                    out.push(self.centre_of(last));
+                    if out.len() == ROUTE_POINTS {
+                        return false;
+                    }
+                }
                 out.push(goal);
                 return true;
             }

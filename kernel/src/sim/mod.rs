@@ -24,6 +24,7 @@ mod queries;
 mod views;
 pub mod snapshot;
 mod snapshot_values;
+mod world_catch_up;
 mod world_edits;
 
 pub use config::{ConfigError, Map, SimConfig};
