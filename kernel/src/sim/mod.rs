@@ -27,7 +27,7 @@ mod snapshot_values;
 mod world_catch_up;
 mod world_edits;
 
-pub use config::{ConfigError, Map, SimConfig};
+pub use config::{ConfigError, FactionAvoidance, Map, SimConfig};
 pub use events::Event;
 pub use orders::{MoveState, OrderError, UnreachableGoals};
 pub use quality::Quality;
@@ -413,6 +413,7 @@ impl Sim {
                     bodies: discs,
                     dt,
                     tick: *tick,
+                    factions_share: config.faction_avoidance == FactionAvoidance::Shared,
                     walls: match &config.map {
                         Map::Grid(map) => Some(map),
                         Map::Open | Map::Polygon { .. } => None,

@@ -89,6 +89,10 @@ pub struct SteerWorld<'a> {
     pub dt: f32,
     /// The tick, for reciprocal avoidance's symmetry-breaking nudge.
     pub tick: u64,
+    /// Whether reciprocal avoidance shares the work with every movable
+    /// neighbour (`FactionAvoidance::Shared`), or only with the unit's own
+    /// faction, taking all of it from the others'.
+    pub factions_share: bool,
     /// The grid whose walls reciprocal avoidance keeps clear of: a grid
     /// map's (a polygon map's raster is coarser than the routes planned on
     /// its edges, so its cells would block them).
@@ -163,9 +167,10 @@ fn steer_rows(
         progress_m,
         steered_from,
         stalled_s,
+        faction,
         ..
     } = columns;
-    let (position, inv_mass, platoon) = (&**position, &**inv_mass, &**platoon);
+    let (position, inv_mass, platoon, faction) = (&**position, &**inv_mass, &**platoon, &**faction);
     let turn_radius = &**turn_radius;
     let (max_speed, cruise_speed, max_brake, turn_rate, drive_to, goal, steer_mode) = (
         &**max_speed,
@@ -273,7 +278,13 @@ fn steer_rows(
                         preferred,
                         max_speed,
                     };
-                    let immovable = |other: usize| inv_mass[order[other] as usize] == 0.0;
+                    // A neighbour that takes no share: immovable, or of
+                    // another faction when factions do not share.
+                    let own = faction[first + offset];
+                    let immovable = |other: usize| {
+                        let other = order[other] as usize;
+                        inv_mass[other] == 0.0 || !(world.factions_share || faction[other] == own)
+                    };
                     let wanted = reciprocal::choose(&chooser, &wish, &nearest, immovable, &mut solver);
                     tally[1] += usize::from(wanted.distance_squared(preferred) > 1e-4);
                     out.finish(offset, wanted);
