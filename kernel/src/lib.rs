@@ -36,7 +36,7 @@ pub use instrument::{
     Stage, StageStats, SteeringFigures, TickTrace, TimingReport,
 };
 pub use nav::polygon::BridgeSpec;
-pub use nav::visgraph::{BridgeError, FactionId};
+pub use nav::visgraph::{BridgeError, FactionId, ObstacleError, ObstacleId};
 pub use rayon;
 pub use sim::snapshot::SnapshotError;
 pub use sim::{

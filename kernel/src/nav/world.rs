@@ -188,6 +188,17 @@ impl WorldMap {
         self.ground.as_ref()
     }
 
+    /// The identity of the map as first built: a rasterised polygon map's
+    /// ground as first drawn (the bridges that come and go and the
+    /// obstacles added at run time change its cells, not this), else
+    /// [`WorldMap::identity`].
+    #[must_use]
+    pub fn base_identity(&self) -> u64 {
+        self.ground
+            .as_ref()
+            .map_or(self.identity, |ground| ground.identity())
+    }
+
     /// Whether every cell in the rectangle spanned by `a` and `b` is
     /// passable.
     #[must_use]

@@ -130,8 +130,11 @@ impl PathService {
         match planner {
             Planner::Grid(map) => self.flights.reserve(map, BATCH),
             Planner::Polygon(nav) => {
-                if self.vis_search.is_none() {
-                    self.vis_search = Some(VisSearch::new(nav));
+                // Grown for a graph that grew (bridges, obstacles), so no
+                // query in the tick does.
+                match &mut self.vis_search {
+                    Some(search) => search.reserve(nav),
+                    None => self.vis_search = Some(VisSearch::new(nav)),
                 }
                 let waypoints = nav.total_nodes() + 2;
                 self.waypoints
