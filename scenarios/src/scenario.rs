@@ -13,8 +13,8 @@ use convoy::nav::{
 };
 use convoy::random::unit_f32;
 use convoy::{
-    Bounds, ConfigError, Map, OrderError, PlatoonError, Sim, SimConfig, SpawnError, UnitSpec,
-    UnreachableGoals, VehicleKind,
+    Bounds, ConfigError, FactionAvoidance, Map, OrderError, PlatoonError, Sim, SimConfig,
+    SpawnError, UnitSpec, UnreachableGoals, VehicleKind,
 };
 use thiserror::Error;
 
@@ -431,6 +431,7 @@ pub fn build(profile: &Profile, threads: usize) -> Result<Sim, BuildError> {
         bodies: profile.steering.bodies.clone(),
         map,
         unreachable_goals: UnreachableGoals::MoveToNearest,
+        faction_avoidance: FactionAvoidance::Shared,
     };
     let planned = !matches!(config.map, Map::Open);
     let mut sim = Sim::new(config)?;

@@ -24,9 +24,11 @@ mod queries;
 mod views;
 pub mod snapshot;
 mod snapshot_values;
+mod obstacle_edits;
+mod world_catch_up;
 mod world_edits;
 
-pub use config::{ConfigError, Map, SimConfig};
+pub use config::{ConfigError, FactionAvoidance, Map, SimConfig};
 pub use events::Event;
 pub use orders::{MoveState, OrderError, UnreachableGoals};
 pub use quality::Quality;
@@ -412,6 +414,7 @@ impl Sim {
                     bodies: discs,
                     dt,
                     tick: *tick,
+                    factions_share: config.faction_avoidance == FactionAvoidance::Shared,
                     walls: match &config.map {
                         Map::Grid(map) => Some(map),
                         Map::Open | Map::Polygon { .. } => None,
@@ -519,8 +522,10 @@ impl Sim {
     }
 
     /// Identifies the world a snapshot belongs to: a hash of the bounds,
-    /// the spatial cell size, the grid map and the polygon map's graph size
-    /// and bridges (which stand, and what each faction believes).
+    /// the spatial cell size, the grid map (or the polygon map's raster)
+    /// as built, and the polygon map's graph size as built and bridges
+    /// (which stand, and what each faction believes). Cell edits and
+    /// run-time obstacles are not part of it: snapshots carry them.
     #[must_use]
     pub fn map_identity(&self) -> u64 {
         let mut hasher = xxhash_rust::xxh3::Xxh3::new();
@@ -528,10 +533,12 @@ impl Sim {
         hasher.update(bytemuck::bytes_of(&self.config.bounds.max));
         hasher.update(&self.spatial.cell_size().to_le_bytes());
         if let Some(map) = self.config.map.grid() {
-            hasher.update(&map.identity().to_le_bytes());
+            // As built: cell edits and run-time obstacles are the
+            // snapshot's own sections.
+            hasher.update(&map.base_identity().to_le_bytes());
         }
         if let Some(nav) = self.config.map.polygon() {
-            hasher.update(&(nav.total_nodes() as u64).to_le_bytes());
+            hasher.update(&(nav.identity_nodes() as u64).to_le_bytes());
             // Bridges removed or added at run time, and who knows: a
             // snapshot restores only into a world whose bridges match.
             nav.hash_bridges(&mut hasher);
@@ -550,10 +557,14 @@ impl Sim {
             .edits
             .replay(&state.edits)
             .map_err(snapshot::SnapshotError::Inconsistent)?;
+        let polygon = self.replay_obstacles(state.obstacles)?;
         let map = edited.as_deref().or(self.config.map.grid());
         let flights = snapshot::rebuild_flights(&state.flights, map)?;
         if let Some(map) = edited {
             self.config.map = Map::Grid(map);
+        }
+        if let Some(map) = polygon {
+            self.config.map = map;
         }
         self.edits.set_list(state.edits);
         self.reserve(state.vehicles.len());

@@ -259,6 +259,7 @@ impl Sim {
         columns.platoon[row] = id.index;
         columns.slot[row] = slot as u32;
         columns.route_len[row] = 0;
+        columns.wanted_goal[row] = Vec2::NAN;
         if ordered {
             self.vehicles.set_goal(unit, spot).expect("a live member");
         }
@@ -359,7 +360,7 @@ impl Sim {
     /// every spot is free, and the platoon's goal with it, so platoons sent
     /// to one place stand side by side instead of interleaved; otherwise,
     /// or where no such place is near, each spot moves on its own.
-    fn place_spots(&mut self, id: PlatoonId, move_goal: bool) {
+    pub(super) fn place_spots(&mut self, id: PlatoonId, move_goal: bool) {
         let record = self.platoons.records[id.index as usize];
         release_spots(&mut self.platoons, &record);
         let map = self.config.map.grid_map().cloned();

@@ -34,6 +34,11 @@ fn check_row(c: &Columns, row: usize) -> Result<(), SpawnError> {
     within_map(["drive_to.x", "drive_to.y"], c.drive_to[row])?;
     within_map(["steered_from.x", "steered_from.y"], c.steered_from[row])?;
     within_map(["route_start.x", "route_start.y"], c.route_start[row])?;
+    // NaN (both coordinates) when the goal is as ordered.
+    let wanted = c.wanted_goal[row];
+    if !(wanted.x.is_nan() && wanted.y.is_nan()) {
+        within_map(["wanted_goal.x", "wanted_goal.y"], wanted)?;
+    }
     if c.final_heading[row].is_infinite() {
         return Err(SpawnError::NotFinite {
             field: "final_heading",

@@ -320,6 +320,12 @@ columns! {
     slot: u32,
     /// The ordered destination.
     goal: Vec2,
+    /// The destination as ordered while the unit heads elsewhere: an
+    /// unreachable goal moved to the nearest open point of the unit's
+    /// region, or the goal of a search that found no path (then `goal` is
+    /// where it holds). NaN when `goal` is the destination as ordered. A
+    /// world edit that makes it reachable sends the unit there again.
+    wanted_goal: Vec2,
     /// Where steering drives this tick (written by `paths` and `formations`).
     drive_to: Vec2,
     /// The facing wanted on arrival, radians; NaN: whatever it ends with.
@@ -455,6 +461,7 @@ impl Vehicles {
             platoon: NONE,
             slot: NONE,
             goal: spec.goal,
+            wanted_goal: Vec2::NAN,
             drive_to: spec.goal,
             final_heading: f32::NAN,
             steer_mode: spec.steer_mode as u8,

@@ -20,7 +20,8 @@
 //!   blob (`file`).
 //!
 //! The search over it, with start/goal insertion, bridges and factions, is
-//! `navigator`; `batch` answers many queries across the rayon pool.
+//! `navigator`; `batch` answers many queries across the rayon pool;
+//! `obstacles` adds and removes obstacles at run time.
 
 mod batch;
 #[cfg(feature = "internals")]
@@ -31,6 +32,7 @@ mod boundary;
 mod file;
 mod navigator;
 mod nodes;
+mod obstacles;
 mod search;
 mod swamps;
 
@@ -52,6 +54,7 @@ pub use navigator::{
     BridgeError, BridgeTraffic, FactionId, NavError, PathCost, PolygonNavigator, QueryOptions,
     SearchAlgorithm, StartInsertion,
 };
+pub use obstacles::{ObstacleError, ObstacleId};
 pub use search::VisSearch;
 
 /// `corner_vertex` of a node that is not an obstacle corner.

@@ -134,8 +134,11 @@ impl PathService {
         match planner {
             Planner::Grid(map) => self.flights.reserve(map, BATCH),
             Planner::Polygon(nav) => {
-                if self.vis_search.is_none() {
-                    self.vis_search = Some(VisSearch::new(nav));
+                // Grown for a graph that grew (bridges, obstacles), so no
+                // query in the tick does.
+                match &mut self.vis_search {
+                    Some(search) => search.reserve(nav),
+                    None => self.vis_search = Some(VisSearch::new(nav)),
                 }
                 let waypoints = nav.total_nodes() + 2;
                 self.waypoints
@@ -157,10 +160,20 @@ impl PathService {
 
     /// Drops the queued and in-flight requests of `units` (sorted).
     pub(crate) fn cancel(&mut self, units: &[UnitId]) {
-        let listed = |request: &PathRequest| match request.requester() {
+        self.cancel_where(|requester| match requester {
             Requester::Unit(unit) => units.binary_search(&unit).is_ok(),
             Requester::Platoon(_) => false,
-        };
+        });
+    }
+
+    /// Drops the queued and in-flight requests of platoon `id`.
+    pub(crate) fn cancel_platoon(&mut self, id: PlatoonId) {
+        self.cancel_where(|requester| requester == Requester::Platoon(id));
+    }
+
+    /// Drops the queued and in-flight requests whose requester is `listed`.
+    fn cancel_where(&mut self, listed: impl Fn(Requester) -> bool) {
+        let listed = |request: &PathRequest| listed(request.requester());
         self.queue.retain(|request| !listed(request));
         for slot in 0..BATCH {
             if self.flights.requests().any(|(at, request)| at == slot && listed(request)) {

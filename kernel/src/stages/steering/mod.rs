@@ -91,6 +91,10 @@ pub struct SteerWorld<'a> {
     pub dt: f32,
     /// The tick, for reciprocal avoidance's symmetry-breaking nudge.
     pub tick: u64,
+    /// Whether reciprocal avoidance shares the work with every movable
+    /// neighbour (`FactionAvoidance::Shared`), or only with the unit's own
+    /// faction, taking all of it from the others'.
+    pub factions_share: bool,
     /// The grid whose walls reciprocal avoidance keeps clear of: a grid
     /// map's (a polygon map's raster is coarser than the routes planned on
     /// its edges, so its cells would block them).
@@ -165,9 +169,10 @@ fn steer_rows(
         progress_m,
         steered_from,
         stalled_s,
+        faction,
         ..
     } = columns;
-    let (position, inv_mass, platoon) = (&**position, &**inv_mass, &**platoon);
+    let (position, inv_mass, platoon, faction) = (&**position, &**inv_mass, &**platoon, &**faction);
     let turn_radius = &**turn_radius;
     let (max_speed, cruise_speed, max_brake, turn_rate, drive_to, goal, steer_mode) = (
         &**max_speed,
@@ -275,12 +280,19 @@ fn steer_rows(
                     };
                     // A platoon member parked on its spot yields: it takes
                     // all of every avoidance, so units pass through its
-                    // platoon's ranks, and it drives back after.
+                    // platoon's ranks, and it drives back after. A
+                    // neighbour takes no share either when immovable, or
+                    // of another faction when factions do not share.
                     let parked = platoon[offset] != NONE
                         && target == goal[offset]
                         && me.position.distance(target) <= ARRIVE_RADIUS;
-                    let immovable =
-                        |other: usize| parked || inv_mass[order[other] as usize] == 0.0;
+                    let own = faction[first + offset];
+                    let immovable = |other: usize| {
+                        let other = order[other] as usize;
+                        parked
+                            || inv_mass[other] == 0.0
+                            || !(world.factions_share || faction[other] == own)
+                    };
                     let wanted = reciprocal::choose(&chooser, &wish, &nearest, immovable, &mut solver);
                     tally[1] += usize::from(wanted.distance_squared(preferred) > 1e-4);
                     out.finish(offset, wanted);
