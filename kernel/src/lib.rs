@@ -40,7 +40,7 @@ pub use nav::visgraph::{BridgeError, FactionId};
 pub use rayon;
 pub use sim::snapshot::SnapshotError;
 pub use sim::{
-    BadStep, ConfigError, EngineColumns, Event, Map, MoveState, OrderError, ParamsError,
-    PlatoonView, Quality, QueryError, QueryFilter, QueryHit, Sim, SimConfig, UnreachableGoals,
+    ConfigError, EngineColumns, Event, Map, MoveState, OrderError, ParamsError, PlatoonView,
+    Quality, QueryError, QueryFilter, QueryHit, Sim, SimConfig, StepError, UnreachableGoals,
 };
 pub use stages::steering::field::{Disc, OrbitingBody};
