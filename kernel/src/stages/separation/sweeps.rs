@@ -53,8 +53,8 @@ pub(super) struct Sweep {
     pub(super) depth_rel: f32,
     /// The most candidates one unit examined.
     pub(super) most: u32,
-    /// Units whose search a run of more than [`MAX_RUN_CANDIDATES`] places
-    /// cut short.
+    /// Units whose search a run holding more places than its window
+    /// allows ([`run_candidates`]) cut short.
     pub(super) cut: u64,
 }
 
