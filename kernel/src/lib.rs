@@ -40,8 +40,8 @@ pub use nav::visgraph::{BridgeError, FactionId, ObstacleError, ObstacleId};
 pub use rayon;
 pub use sim::snapshot::SnapshotError;
 pub use sim::{
-    BadStep, ConfigError, EngineColumns, Event, FactionAvoidance, Map, MoveState, OrderError,
-    ParamsError, PlatoonView, Quality, QueryError, QueryFilter, QueryHit, Sim, SimConfig,
+    ConfigError, EngineColumns, Event, FactionAvoidance, Map, MoveState, OrderError, ParamsError,
+    PlatoonView, Quality, QueryError, QueryFilter, QueryHit, Sim, SimConfig, StepError,
     UnreachableGoals,
 };
 pub use stages::steering::field::{Disc, OrbitingBody};

@@ -28,6 +28,7 @@ fn main() {
         platoons_in_formation_allocate_nothing_after_warm_up,
         platoons_at_a_bridge_allocate_nothing_after_warm_up,
         a_fine_grid_rebuilds_without_allocating,
+        steps_after_engine_edits_allocate_nothing,
     ] {
         std::thread::spawn(check).join().expect("the check passed");
     }
@@ -226,6 +227,46 @@ fn a_fine_grid_rebuilds_without_allocating() {
     assert_eq!(
         allocations, 0,
         "allocations inside a rebuild of a fine grid"
+    );
+}
+
+/// The default profile at 1,000 units after warm-up: before each of 100
+/// ticks the engine knocks units back, teleports one and writes values out
+/// of range through `columns_mut`; `try_step` refuses them and `step` puts
+/// them right, all without allocating.
+fn steps_after_engine_edits_allocate_nothing() {
+    let text = include_str!("../../profiles/default.toml");
+    let mut profile = Profile::parse(text, "default.toml").unwrap();
+    profile.scenario.units = 1000;
+    let mut sim = convoy_scenarios::build(&profile, 2).unwrap();
+    for _ in 0..10 {
+        sim.step(profile.run.dt);
+    }
+    let mut refused = 0;
+    let (allocations, ()) = allocations_during(|| {
+        for tick in 0..100 {
+            let columns = sim.columns_mut();
+            for row in (tick % 7..columns.velocity.len()).step_by(7) {
+                columns.velocity[row] *= -2.0;
+            }
+            columns.position[tick] = Vec2::new(f32::NAN, 1e30);
+            columns.max_speed[tick + 1] = -1.0;
+            refused += usize::from(sim.try_step(profile.run.dt).is_err());
+            sim.step(profile.run.dt);
+        }
+    });
+    assert_eq!(refused, 100, "every bad edit was refused by try_step");
+    assert!(
+        sim.vehicles()
+            .columns()
+            .position()
+            .iter()
+            .all(|p| p.is_finite()),
+        "step put the edits right"
+    );
+    assert_eq!(
+        allocations, 0,
+        "allocations in 100 steps after engine edits"
     );
 }
 

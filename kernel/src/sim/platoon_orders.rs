@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use glam::Vec2;
 
-use crate::data::unit_limits::MAX_COORDINATE;
+use crate::data::unit_limits::{MAX_COORDINATE, clamp_to_map, on_map};
 use crate::data::platoons::{
     Formation, MAX_MEMBERS, Phase, Platoon, PlatoonError, PlatoonId, PlatoonSpec, Platoons,
     slot_for_reinforcement, to_world, vacate,
@@ -377,14 +377,14 @@ impl Sim {
             })
         };
         if move_goal && let Some(shift) = nearest_fitting_shift(&record, gap, fits) {
-            placed.goal += shift;
+            placed.goal = clamp_to_map(placed.goal + shift);
         }
         placed.reserved_spots = 0;
         for (slot, _) in record.occupied() {
             let ideal = destination_slot(&placed, slot);
             let spot = rings(ideal, gap)
                 .find(|&point| self.spot_usable(&placed, point, map))
-                .unwrap_or(ideal);
+                .unwrap_or_else(|| clamp_to_map(ideal));
             self.platoons.reserve_spot(spot);
             placed.spots[slot] = spot;
             placed.reserved_spots |= 1 << slot;
@@ -395,8 +395,9 @@ impl Sim {
         }
     }
 
-    /// Whether `point` can be a destination spot of `platoon`: open,
-    /// reachable from its goal, and a gap from every reserved spot.
+    /// Whether `point` can be a destination spot of `platoon`: within the
+    /// coordinate limit, open, reachable from its goal, and a gap from
+    /// every reserved spot.
     fn spot_usable(&self, platoon: &Platoon, point: Vec2, map: Option<&WorldMap>) -> bool {
         let open = match (map, map.and_then(|map| map.cell_at(platoon.goal))) {
             (Some(map), Some(goal)) => map
@@ -405,7 +406,7 @@ impl Sim {
             (Some(map), None) => map.cell_at(point).is_some(),
             (None, _) => true,
         };
-        open && self.platoons.spot_is_free(point, platoon.spot_gap())
+        on_map(point) && open && self.platoons.spot_is_free(point, platoon.spot_gap())
     }
 }
 

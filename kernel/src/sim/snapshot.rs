@@ -252,8 +252,23 @@ pub(crate) fn write(sim: &Sim, writer: &mut impl Write) -> std::io::Result<()> {
     writer.flush()
 }
 
-/// Reads and fully checks a snapshot taken in the world `map_identity`.
-pub(crate) fn read(reader: &mut impl Read, map_identity: u64) -> Result<State, SnapshotError> {
+/// Whether [`read`] checks the columns an engine writes through
+/// [`Sim::columns_mut`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum EditedColumns {
+    /// As every other value.
+    Check,
+    /// Not: a copy of a `Sim` whose edits its next step checks.
+    Unchecked,
+}
+
+/// Reads and fully checks a snapshot taken in the world `map_identity`
+/// (the engine's columns as `edited` says).
+pub(crate) fn read(
+    reader: &mut impl Read,
+    map_identity: u64,
+    edited: EditedColumns,
+) -> Result<State, SnapshotError> {
     let mut file = Vec::new();
     reader.read_to_end(&mut file)?;
     let sections = parse_table(&file)?;
@@ -278,7 +293,7 @@ pub(crate) fn read(reader: &mut impl Read, map_identity: u64) -> Result<State, S
     let free: Vec<u32> = decode_many(section("free")?, "free")?;
     let vehicles =
         Vehicles::from_parts(columns, slots, free).map_err(SnapshotError::Inconsistent)?;
-    values::check_units(&vehicles)?;
+    values::check_units(&vehicles, edited)?;
     values::check_clock(meta.time_s)?;
     let requests: Vec<PathRequest> = decode_many(section("paths")?, "paths")?;
     values::check_requests(&requests)?;

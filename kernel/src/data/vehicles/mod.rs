@@ -263,11 +263,13 @@ fn column_from_bytes<T: Pod>(
     bytes: Option<&[u8]>,
 ) -> Result<Vec<T>, String> {
     let bytes = bytes.ok_or_else(|| format!("column `{name}` is missing"))?;
-    if bytes.len() != rows * size_of::<T>() {
+    // A count too large to size any column never matches.
+    let needed = rows.checked_mul(size_of::<T>());
+    if needed != Some(bytes.len()) {
         return Err(format!(
             "column `{name}` holds {} bytes, {rows} rows need {}",
             bytes.len(),
-            rows * size_of::<T>()
+            needed.map_or_else(|| "more than usize::MAX".to_owned(), |n| n.to_string())
         ));
     }
     Ok(bytemuck::pod_collect_to_vec(bytes))

@@ -55,6 +55,7 @@ use crate::parallel::{count_rows, for_each_chunk3};
 use crate::random::unit_f32;
 use crate::geometry::segments::segment_distance;
 use crate::data::vehicles::ARRIVE_RADIUS;
+use crate::data::unit_limits::clamp_to_map;
 use crate::nav::world::terrain_slowdown;
 use crate::data::vehicles::{NONE, Vehicles};
 use crate::data::platoons::{
@@ -460,20 +461,22 @@ fn advance(
     }
     let axis = rotation(platoon.heading);
     for slot in 0..used {
-        platoon.targets[slot] = targets[slot];
+        // A slot laid out past the coordinate limit (a platoon at the
+        // map's edge) drives to the nearest point within it.
+        platoon.targets[slot] = clamp_to_map(targets[slot]);
         let Some(row) = members.row(slot) else {
             continue;
         };
         if let Some(map) = map {
             let along = (pose.s, pose.s - slot as f32 * platoon.spacing_m);
-            platoon.targets[slot] = visible_target(
+            platoon.targets[slot] = clamp_to_map(visible_target(
                 map,
                 &view,
                 positions[row],
                 targets[slot],
                 along,
                 platoon.spacing_m,
-            );
+            ));
         }
         let off_slot = positions[row] - reference[slot];
         let error = off_slot.length();
