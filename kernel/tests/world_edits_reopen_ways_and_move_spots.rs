@@ -344,9 +344,7 @@ fn a_walled_platoon_spot_moves_and_the_others_stay() {
         assert_eq!(goal(&sim, unit), spot);
     }
     step_until(&mut sim, 60 * 90, |sim| {
-        sim.events()
-            .iter()
-            .any(|event| *event == Event::PlatoonArrived(platoon))
+        sim.events().contains(&Event::PlatoonArrived(platoon))
     })
     .expect("the platoon arrives");
 }

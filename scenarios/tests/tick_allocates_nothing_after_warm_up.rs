@@ -148,8 +148,8 @@ fn ticks_after_an_obstacle_allocate_nothing() {
         .collect();
     for row in ground {
         let at = sim.vehicles().columns().position()[row];
-        let square = [(-6.0, -6.0), (6.0, -6.0), (6.0, 6.0), (-6.0, 6.0)]
-            .map(|(x, y)| at + convoy::glam::Vec2::new(x, y));
+        let square =
+            [(-6.0, -6.0), (6.0, -6.0), (6.0, 6.0), (-6.0, 6.0)].map(|(x, y)| at + Vec2::new(x, y));
         placed += usize::from(sim.add_obstacle(&square).is_ok());
     }
     assert!(placed >= 3, "{placed} obstacles placed");

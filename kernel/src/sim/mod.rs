@@ -644,6 +644,15 @@ impl Sim {
         snapshot::write(self, writer)
     }
 
+    /// Runs `work` (a rebuild between ticks) on this `Sim`'s threads: in
+    /// its pool, or on the calling thread alone with one thread.
+    pub(crate) fn on_own_threads<R: Send>(&self, work: impl FnOnce() -> R + Send) -> R {
+        match &self.pool {
+            Some(pool) => pool.install(work),
+            None => crate::parallel::sequentially(work),
+        }
+    }
+
     /// The budgets the instruments compare against.
     #[must_use]
     pub fn budgets(&self) -> Budgets {

@@ -49,8 +49,10 @@ impl Sim {
         let (navigator, raster) = polygon_map(&self.config.map)?;
         navigator.check_obstacle(&ring)?;
         let out_of_reach = self.wanted_out_of_reach(raster);
-        let mut edited = PolygonNavigator::clone(navigator);
-        let id = edited.add_obstacle(ring.clone())?;
+        let (edited, id) = self.on_own_threads(|| {
+            let mut edited = PolygonNavigator::clone(navigator);
+            edited.add_obstacle(ring.clone()).map(|id| (edited, id))
+        })?;
         self.take_polygon_map(edited, bounding_box(&ring), &out_of_reach);
         Ok(id)
     }
@@ -64,8 +66,10 @@ impl Sim {
     pub fn remove_obstacle(&mut self, id: ObstacleId) -> Result<(), ObstacleError> {
         let (navigator, raster) = polygon_map(&self.config.map)?;
         let out_of_reach = self.wanted_out_of_reach(raster);
-        let mut edited = PolygonNavigator::clone(navigator);
-        let ring = edited.remove_obstacle(id)?;
+        let (edited, ring) = self.on_own_threads(|| {
+            let mut edited = PolygonNavigator::clone(navigator);
+            edited.remove_obstacle(id).map(|ring| (edited, ring))
+        })?;
         self.take_polygon_map(edited, bounding_box(&ring), &out_of_reach);
         Ok(())
     }
@@ -124,7 +128,9 @@ impl Sim {
             .map(|(_, ring)| bounding_box(ring))
             .reduce(|a, b| (a.0.min(b.0), a.1.max(b.1)));
         let bad = |error: ObstacleError| SnapshotError::Inconsistent(format!("obstacles: {error}"));
-        let edited = navigator.with_obstacles(added, next).map_err(bad)?;
+        let edited = self
+            .on_own_threads(|| navigator.with_obstacles(added, next))
+            .map_err(bad)?;
         let raster = match changed {
             Some(area) => repaint(raster, &edited, area).map_err(bad)?,
             None => WorldMap::clone(raster),

@@ -40,7 +40,9 @@ pub enum MoveState {
     Moving,
     /// Within 2.5 m of its goal (also after [`Sim::stop`]).
     Arrived,
-    /// Its last path request found no path; it holds where it was.
+    /// Its last path request found no path, or a world edit cut it off
+    /// under [`UnreachableGoals::Refuse`]; it holds where it was until a
+    /// new order, or a world edit that puts its goal back in reach.
     NoPath,
     /// No progress toward its drive-to point for 10 s.
     Stuck,

@@ -37,8 +37,10 @@ pub enum PathState {
     Settled = 0,
     /// A request waits in the queue or is being searched.
     Pending = 1,
-    /// The last request found no path: the unit holds where it was, and
-    /// asks again only when it is given a new order.
+    /// The last request found no path (or a world edit cut the unit off
+    /// under `UnreachableGoals::Refuse`): the unit holds where it was, and
+    /// asks again only when it is given a new order or a world edit puts
+    /// its goal back in reach.
     NoPath = 2,
 }
 
