@@ -1,7 +1,9 @@
-/* A small scene through the convoy C ABI: eight tanks on the Moving AI map
- * arena2 ordered as a group, 20 simulated seconds, arrivals from the event
- * array, the lockstep checksum and a save/restore round trip whose
- * continuation must match the original's. Exits 1 on any failure.
+/* A small scene through the convoy C ABI on the Moving AI map arena2: eight
+ * tanks ordered as a group (20 simulated seconds, arrivals from the event
+ * array), one tank retuned, a platoon of four formed, ordered and
+ * disbanded, a wall placed on a tank, the lockstep checksum and a
+ * save/restore round trip whose continuation must match the original's.
+ * Exits 1 on any failure.
  *
  *   cc ffi/examples/scene.c -Iffi/include target/debug/libconvoy_ffi.a \
  *      -lpthread -ldl -lm -o scene && ./scene profiles/maps/arena2.map
@@ -14,6 +16,7 @@
 #include "convoy.h"
 
 #define UNITS 8
+#define PLATOON 4
 #define DT (1.0f / 60.0f)
 
 /* Fails the program with the call's status and the library's message. */
@@ -39,23 +42,118 @@ static ConvoySim *new_world(const char *map_path) {
     return sim;
 }
 
-/* Steps `ticks` ticks, printing each arrival; returns how many arrived. */
-static int run(ConvoySim *sim, int ticks, int print) {
+/* Whether `unit` is one of the `count` handles of `list`. */
+static int listed(uint64_t unit, const uint64_t *list, int count) {
+    for (int k = 0; k < count; k++)
+        if (list[k] == unit) return 1;
+    return 0;
+}
+
+/* Steps `ticks` ticks; with `print`, prints each arrival of a unit of
+ * `watch` (`count` handles), each platoon arrival and each displaced unit.
+ * Returns how many of `watch` arrived. */
+static int run(ConvoySim *sim, int ticks, int print, const uint64_t *watch, int count) {
     int arrivals = 0;
     for (int tick = 1; tick <= ticks; tick++) {
         check(convoy_step(sim, DT), "convoy_step");
         const ConvoyEvent *events = NULL;
-        size_t count = 0;
-        check(convoy_events(sim, &events, &count), "convoy_events");
-        for (size_t k = 0; k < count; k++) {
-            if (events[k].kind != CONVOY_EVENT_ARRIVED) continue;
-            arrivals++;
-            if (print)
-                printf("arrived unit %016llx at %.2f s\n",
-                       (unsigned long long)events[k].id, tick * DT);
+        size_t n = 0;
+        check(convoy_events(sim, &events, &n), "convoy_events");
+        for (size_t k = 0; k < n; k++) {
+            unsigned long long id = (unsigned long long)events[k].id;
+            if (events[k].kind == CONVOY_EVENT_ARRIVED && listed(events[k].id, watch, count)) {
+                arrivals++;
+                if (print) printf("arrived unit %016llx at %.2f s\n", id, tick * DT);
+            } else if (print && events[k].kind == CONVOY_EVENT_PLATOON_ARRIVED) {
+                printf("platoon arrived %016llx\n", id);
+            } else if (print && events[k].kind == CONVOY_EVENT_DISPLACED) {
+                printf("displaced unit %016llx\n", id);
+            }
         }
     }
     return arrivals;
+}
+
+/* Halves a tank's top speed through its parameters and shows that a bad
+ * value is refused by name; returns 1 when both behave. */
+static int retune(ConvoySim *sim, uint64_t tank) {
+    ConvoyUnitParams params;
+    check(convoy_unit_params(sim, tank, &params), "convoy_unit_params");
+    float before = params.max_speed;
+    params.max_speed = before / 2.0f;
+    check(convoy_set_unit_params(sim, tank, &params), "convoy_set_unit_params");
+    params.max_speed = -1.0f;
+    ConvoyStatus bad = convoy_set_unit_params(sim, tank, &params);
+    printf("bad params: status %d, %s\n", (int)bad, convoy_last_error_message());
+    check(convoy_unit_params(sim, tank, &params), "convoy_unit_params");
+    printf("top speed %.1f -> %.1f m/s\n", before, params.max_speed);
+    return bad == CONVOY_BAD_ARGUMENT && params.max_speed == before / 2.0f;
+}
+
+/* Forms four tanks into a column platoon, orders it 130 m south (-y) facing
+ * south, runs until it arrives and disbands it; returns 1 when it arrived
+ * at its goal and its handle is refused after. */
+static int platoon(ConvoySim *sim) {
+    uint64_t members[PLATOON];
+    for (int k = 0; k < PLATOON; k++)
+        check(convoy_spawn(sim, CONVOY_KIND_TRACKED, 610.0f + 10.0f * k, 690.0f, 0, &members[k]),
+              "convoy_spawn");
+    ConvoyPlatoonSpec spec = convoy_platoon_spec_force21();
+    spec.formation = CONVOY_FORMATION_COLUMN;
+    uint64_t id = 0;
+    check(convoy_create_platoon(sim, members, PLATOON, &spec, &id), "convoy_create_platoon");
+    const float south = -1.5707964f; /* radians from +x (east) */
+    check(convoy_order_platoon(sim, id, 625.0f, 560.0f, &south), "convoy_order_platoon");
+    ConvoyPlatoonState state;
+    int ticks = 0;
+    do {
+        run(sim, 60, 1, NULL, 0);
+        ticks += 60;
+        check(convoy_platoon_state(sim, id, &state), "convoy_platoon_state");
+    } while (state.phase != CONVOY_PHASE_ARRIVED && ticks < 60 * 60);
+    float miss = hypotf(state.x - 625.0f, state.y - 560.0f);
+    printf("platoon phase %d with %u members, %.1f m from its goal, after %d s\n", state.phase,
+           state.members, miss, ticks / 60);
+    check(convoy_disband_platoon(sim, id), "convoy_disband_platoon");
+    ConvoyStatus gone = convoy_platoon_state(sim, id, &state);
+    printf("disbanded platoon: status %d\n", (int)gone);
+    return state.phase == CONVOY_PHASE_ARRIVED && miss < 10.0f && gone == CONVOY_STALE_PLATOON;
+}
+
+/* The row of `unit`, or `rows` if it has none. */
+static size_t row_of(ConvoySim *sim, uint64_t unit) {
+    const ConvoyUnitId *ids = NULL;
+    size_t rows = 0, row = 0;
+    check(convoy_unit_ids(sim, &ids, &rows), "convoy_unit_ids");
+    while (row < rows && convoy_unit_handle(ids[row]) != unit) row++;
+    return row;
+}
+
+/* The grid cell under `unit`. */
+static void cell_of(ConvoySim *sim, uint64_t unit, uint32_t *x, uint32_t *y) {
+    const float *xy = NULL;
+    size_t rows = 0, row = row_of(sim, unit);
+    check(convoy_positions(sim, &xy, &rows), "convoy_positions");
+    if (row == rows) {
+        fprintf(stderr, "unit %016llx has no row\n", (unsigned long long)unit);
+        exit(1);
+    }
+    check(convoy_cell_at(sim, xy[2 * row], xy[2 * row + 1], x, y), "convoy_cell_at");
+}
+
+/* Walls the cell under `tank` and steps once: the tank must be moved off
+ * it and reported. Returns 1 when it was, and a bad terrain was refused. */
+static int wall_on(ConvoySim *sim, uint64_t tank) {
+    uint32_t x = 0, y = 0, after_x = 0, after_y = 0;
+    cell_of(sim, tank, &x, &y);
+    ConvoyStatus bad = convoy_set_cells(sim, x, y, x, y, 9);
+    printf("bad terrain: status %d\n", (int)bad);
+    check(convoy_set_cells(sim, x, y, x, y, CONVOY_TERRAIN_BLOCKED), "convoy_set_cells");
+    run(sim, 1, 1, NULL, 0);
+    cell_of(sim, tank, &after_x, &after_y);
+    printf("walled cell (%u, %u) under unit %016llx, now on (%u, %u)\n", x, y,
+           (unsigned long long)tank, after_x, after_y);
+    return bad == CONVOY_BAD_ARGUMENT && (after_x != x || after_y != y);
 }
 
 int main(int argc, char **argv) {
@@ -70,7 +168,7 @@ int main(int argc, char **argv) {
     float spots[2 * UNITS];
     check(convoy_order_group(sim, tanks, UNITS, 716.0f, 600.0f, 0.0f, -1.0f, spots),
           "convoy_order_group");
-    run(sim, 20 * 60, 1);
+    run(sim, 20 * 60, 1, tanks, UNITS);
 
     int arrived = 0;
     for (int k = 0; k < UNITS; k++) {
@@ -104,6 +202,10 @@ int main(int argc, char **argv) {
         }
     }
 
+    int retuned = retune(sim, tanks[3]);
+    int formed = platoon(sim);
+    int walled = wall_on(sim, tanks[2]);
+
     uint64_t saved_sum = 0;
     check(convoy_checksum(sim, &saved_sum), "convoy_checksum");
     printf("checksum %016llx\n", (unsigned long long)saved_sum);
@@ -127,7 +229,7 @@ int main(int argc, char **argv) {
     uint64_t sums[2];
     for (int w = 0; w < 2; w++) {
         check(convoy_order_move(worlds[w], tanks[0], 760.0f, 640.0f, NULL), "convoy_order_move");
-        run(worlds[w], 120, 0);
+        run(worlds[w], 120, 0, NULL, 0);
         check(convoy_checksum(worlds[w], &sums[w]), "convoy_checksum");
     }
     printf("after 2 s more: %016llx and %016llx\n", (unsigned long long)sums[0],
@@ -142,7 +244,7 @@ int main(int argc, char **argv) {
     convoy_sim_free(twin);
     convoy_sim_free(sim);
     int ok = arrived == UNITS && found == UNITS && twin_sum == saved_sum && sums[0] == sums[1] &&
-             stale == CONVOY_STALE_UNIT;
+             stale == CONVOY_STALE_UNIT && retuned && formed && walled;
     printf(ok ? "ok\n" : "FAILED\n");
     return ok ? 0 : 1;
 }

@@ -9,6 +9,70 @@
 #include <stddef.h>
 #include <stdint.h>
 
+// Terrain: nobody passes.
+#define CONVOY_TERRAIN_BLOCKED 0
+
+// Terrain: open ground.
+#define CONVOY_TERRAIN_OPEN 1
+
+// Terrain: slow ground.
+#define CONVOY_TERRAIN_SWAMP 2
+
+// Terrain: water (ground units do not enter it).
+#define CONVOY_TERRAIN_WATER 3
+
+// Steering: Force 21 drive-to with its vehicle avoidance.
+#define CONVOY_STEER_DRIVE_TO 0
+
+// Steering: a potential field around moving bodies.
+#define CONVOY_STEER_POTENTIAL_FIELD 1
+
+// Steering: reciprocal avoidance (ORCA) among neighbours and walls, the
+// default.
+#define CONVOY_STEER_RECIPROCAL 2
+
+// Formation: single file along the path.
+#define CONVOY_FORMATION_COLUMN 0
+
+// Formation: abreast, centred on the lead.
+#define CONVOY_FORMATION_LINE 1
+
+// Formation: an arrowhead pointing forward.
+#define CONVOY_FORMATION_WEDGE 2
+
+// Formation: an arrowhead pointing back.
+#define CONVOY_FORMATION_VEE 3
+
+// Formation: a diagonal line back and to the left.
+#define CONVOY_FORMATION_ECHELON_LEFT 4
+
+// Formation: a diagonal line back and to the right.
+#define CONVOY_FORMATION_ECHELON_RIGHT 5
+
+// Formation: two files, alternate members offset (roads).
+#define CONVOY_FORMATION_STAGGERED_COLUMN 6
+
+// Formation: a broad, shallow wedge (open ground).
+#define CONVOY_FORMATION_WIDE_WEDGE 7
+
+// Formation: a narrow, deep wedge (confined ground).
+#define CONVOY_FORMATION_TIGHT_WEDGE 8
+
+// Platoon phase: no order; members hold formation.
+#define CONVOY_PHASE_HOLDING 0
+
+// Platoon phase: ordered; its path is being planned.
+#define CONVOY_PHASE_PLANNING 1
+
+// Platoon phase: moving along its path.
+#define CONVOY_PHASE_MOVING 2
+
+// Platoon phase: at the end of its path; members drive to their spots.
+#define CONVOY_PHASE_SETTLING 3
+
+// Platoon phase: every member stands on its destination spot.
+#define CONVOY_PHASE_ARRIVED 4
+
 // Kind: tanks, slow, turn in place.
 #define CONVOY_KIND_TRACKED 0
 
@@ -85,6 +149,12 @@ typedef enum ConvoyStatus {
   CONVOY_BAD_SNAPSHOT = 7,
   // A panic was caught inside the library; destroy the `Sim`.
   CONVOY_PANIC = 8,
+  // A platoon handle names no live platoon (disbanded, or from another
+  // world).
+  CONVOY_STALE_PLATOON = 9,
+  // The call edits or reads grid cells, and the world is an open field
+  // or a polygon map.
+  CONVOY_NOT_A_GRID_MAP = 10,
 } ConvoyStatus;
 
 // An opaque simulation: the kernel's `Sim` and the buffers the C API
@@ -118,6 +188,81 @@ typedef struct ConvoyConfig {
   // Where the map's cell (0, 0) corner lies, y.
   float origin_y;
 } ConvoyConfig;
+
+// A unit's tuning: everything a spawn sets but its kind, position,
+// heading, altitude and goal.
+typedef struct ConvoyUnitParams {
+  // Top speed, m/s (> 0).
+  float max_speed;
+  // Largest speed gain, m/s² (> 0).
+  float max_accel;
+  // Largest braking, m/s² (> 0).
+  float max_brake;
+  // Largest yaw rate, rad/s (> 0).
+  float turn_rate;
+  // Minimum turning radius, metres (>= 0).
+  float turn_radius;
+  // Shield semi-axis forward, metres (> 0).
+  float shield_forward;
+  // Shield semi-axis sideways, metres (> 0).
+  float shield_lateral;
+  // Shield semi-axis up, metres (> 0).
+  float shield_vertical;
+  // Inverse mass (>= 0; 0 is immovable).
+  float inv_mass;
+  // How it steers, a `CONVOY_STEER_*`.
+  uint8_t steer_mode;
+  // The side it is on.
+  uint16_t faction;
+} ConvoyUnitParams;
+
+// How a platoon moves; checked by [`convoy_create_platoon`].
+typedef struct ConvoyPlatoonSpec {
+  // The starting shape, a `CONVOY_FORMATION_*`.
+  uint8_t formation;
+  // Distance between neighbouring slots, metres (0 to 1000, exclusive
+  // of 0).
+  float spacing_m;
+  // Followers aim at their slot this many seconds ahead on the path
+  // (0 to 60).
+  float lookahead_s;
+  // Radius of each member's slow drift around its slot, metres.
+  float drift_m;
+  // Choose the shape from the ground (wide wedge in the open, tight
+  // wedge where confined) instead of `formation`.
+  bool context;
+  // Blocked slots: false pulls them toward the path (Force 21), true
+  // searches a little around them (Company of Heroes).
+  bool bounded_search;
+  // Members: false keeps each in its slot (Force 21), true packs them
+  // into the first slots (Company of Heroes).
+  bool packed_slots;
+  // The side the platoon plans for (bridges on polygon maps).
+  uint16_t faction;
+} ConvoyPlatoonSpec;
+
+// One platoon as [`convoy_platoon_state`] reads it.
+typedef struct ConvoyPlatoonState {
+  // Where it is in carrying out its order, a `CONVOY_PHASE_*`.
+  uint8_t phase;
+  // Its formation (the one it changes to while it morphs), a
+  // `CONVOY_FORMATION_*`.
+  uint8_t formation;
+  // How many members it has.
+  uint32_t members;
+  // Its position (the lead slot, on its path), x.
+  float x;
+  // Its position, y.
+  float y;
+  // Its heading, radians from +x.
+  float heading;
+  // Its speed along its path this tick, m/s.
+  float speed;
+  // The ordered destination, x (its position before any order).
+  float goal_x;
+  // The ordered destination, y.
+  float goal_y;
+} ConvoyPlatoonState;
 
 // A row of the `unit_id` column: the unit's handle as two halves
 // (`convoy_unit_handle` packs them).
@@ -189,6 +334,112 @@ enum ConvoyStatus convoy_save(struct ConvoySim *sim, const uint8_t **bytes, size
 // # Safety
 // `sim` is NULL or live; `bytes` is NULL or points to `len` readable bytes.
 enum ConvoyStatus convoy_restore(struct ConvoySim *sim, const uint8_t *bytes, size_t len);
+
+// Gives every cell from column `min_x`, row `min_y` to column `max_x`, row
+// `max_y` (both corners included) the terrain `terrain` (a
+// `CONVOY_TERRAIN_*`). Regions and planners are updated, searches in
+// flight restart, ground units on cells that became impassable move to the
+// nearest passable cell (`CONVOY_EVENT_DISPLACED` in the next step's
+// events), and units and platoons whose route crosses a changed cell
+// replan. Between steps; it allocates (the map is edited in place).
+// Snapshots carry the edit.
+//
+// # Safety
+// `sim` is NULL or live.
+enum ConvoyStatus convoy_set_cells(struct ConvoySim *sim,
+                                   uint32_t min_x,
+                                   uint32_t min_y,
+                                   uint32_t max_x,
+                                   uint32_t max_y,
+                                   uint8_t terrain);
+
+// Writes the column and row of the grid map's cell under (`x`, `y`) to
+// `*cell_x` and `*cell_y`; a point off the map is `CONVOY_BAD_ARGUMENT`.
+//
+// # Safety
+// `sim` is NULL or live; `cell_x` and `cell_y` are NULL or writable.
+enum ConvoyStatus convoy_cell_at(const struct ConvoySim *sim,
+                                 float x,
+                                 float y,
+                                 uint32_t *cell_x,
+                                 uint32_t *cell_y);
+
+// Writes `unit`'s current parameters to `*out`.
+//
+// # Safety
+// `sim` is NULL or live; `out` is NULL or writable.
+enum ConvoyStatus convoy_unit_params(const struct ConvoySim *sim,
+                                     uint64_t unit,
+                                     struct ConvoyUnitParams *out);
+
+// Gives `unit` the parameters `*params`, all at once: checked as a spawn
+// checks them (and a movable ground unit must stand on open ground),
+// refused with nothing changed. The next step drives with them.
+//
+// # Safety
+// `sim` is NULL or live; `params` is NULL or readable.
+enum ConvoyStatus convoy_set_unit_params(struct ConvoySim *sim,
+                                         uint64_t unit,
+                                         const struct ConvoyUnitParams *params);
+
+// Force 21 platoon movement: a wedge, 12 m spacing, slots 2 s ahead,
+// blocked slots pulled to the path, members fixed in their slots.
+struct ConvoyPlatoonSpec convoy_platoon_spec_force21(void);
+
+// Company of Heroes squad movement with `spacing_m` between slots: a wide
+// wedge chosen by the ground, drift, bounded-search softening, packed
+// slots. `spacing_m` is checked by [`convoy_create_platoon`].
+struct ConvoyPlatoonSpec convoy_platoon_spec_squad(float spacing_m);
+
+// Forms a platoon of `count` units (1 to 16; slot `k` for `units[k]`, none
+// already in a platoon) at the first unit's position and heading, holding
+// formation until ordered, and writes its handle to `*out`. Reserves
+// room for its events (allocates).
+//
+// # Safety
+// `sim` is NULL or live; `units` is NULL or points to `count` handles;
+// `spec` is NULL or readable; `out` is NULL or writable.
+enum ConvoyStatus convoy_create_platoon(struct ConvoySim *sim,
+                                        const uint64_t *units,
+                                        size_t count,
+                                        const struct ConvoyPlatoonSpec *spec,
+                                        uint64_t *out);
+
+// Orders `platoon` to (`x`, `y`), facing `*facing` radians on arrival, or
+// the direction of the move when `facing` is NULL. Its path is planned by
+// the next steps; each member's goal becomes its reserved destination
+// spot (the reservation may allocate).
+//
+// # Safety
+// `sim` is NULL or live; `facing` is NULL or readable.
+enum ConvoyStatus convoy_order_platoon(struct ConvoySim *sim,
+                                       uint64_t platoon,
+                                       float x,
+                                       float y,
+                                       const float *facing);
+
+// Changes `platoon`'s shape to `formation` (a `CONVOY_FORMATION_*`); its
+// slots morph to it over 1.5 s.
+//
+// # Safety
+// `sim` is NULL or live.
+enum ConvoyStatus convoy_set_formation(struct ConvoySim *sim, uint64_t platoon, uint8_t formation);
+
+// Dissolves `platoon`: its members become solo units where they stand;
+// its handle is refused from then on.
+//
+// # Safety
+// `sim` is NULL or live.
+enum ConvoyStatus convoy_disband_platoon(struct ConvoySim *sim, uint64_t platoon);
+
+// Writes `platoon`'s phase, formation, member count, position, heading,
+// speed and goal to `*out`.
+//
+// # Safety
+// `sim` is NULL or live; `out` is NULL or writable.
+enum ConvoyStatus convoy_platoon_state(const struct ConvoySim *sim,
+                                       uint64_t platoon,
+                                       struct ConvoyPlatoonState *out);
 
 // The message of the last call on this thread that did not return
 // `CONVOY_OK`, as a NUL-terminated UTF-8 string; empty after a call that

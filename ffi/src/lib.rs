@@ -6,6 +6,12 @@
 //! as an array of plain structs and columns as pointer + length, both
 //! borrowed from the `Sim` until the next call that changes it.
 //!
+//! Calls that take a list of units copy the handles into a buffer the
+//! `Sim` keeps, so the C layer allocates nothing of its own once that
+//! buffer is as long as the longest list; what the kernel itself allocates
+//! (a world edit, a group's spots, a platoon's spot reservations) each
+//! call's documentation says.
+//!
 //! `ffi/include/convoy.h` is generated from these items by cbindgen and
 //! checked by `ffi/tests/header_is_current.rs`; `ffi/examples/scene.c`
 //! drives a scene through it (`ffi/tests/c_example.rs`). docs/ffi.md is the
@@ -16,12 +22,18 @@ use std::sync::Arc;
 
 use convoy::glam::Vec2;
 use convoy::nav::{MapError, Mobility, WorldMap, load_map};
-use convoy::{Bounds, ConfigError, Map, QueryHit, Sim, SimConfig, SnapshotError};
+use convoy::{Bounds, ConfigError, Map, QueryHit, Sim, SimConfig, SnapshotError, UnitId};
 
+mod edits;
+mod params;
+mod platoons;
 mod status;
 mod units;
 mod views;
 
+pub use edits::*;
+pub use params::*;
+pub use platoons::*;
 pub use status::{ConvoyStatus, convoy_last_error_message};
 pub use units::*;
 pub use views::*;
@@ -66,6 +78,8 @@ pub struct ConvoySim {
     events: Vec<ConvoyEvent>,
     hits: Vec<QueryHit>,
     snapshot: Vec<u8>,
+    /// The handles of the last unit list a call was given, reused.
+    units: Vec<UnitId>,
     /// A panic was caught in a call on this `Sim`: its state may be torn.
     poisoned: bool,
 }
@@ -110,6 +124,7 @@ pub unsafe extern "C" fn convoy_sim_new(
             events: Vec::new(),
             hits: Vec::new(),
             snapshot: Vec::new(),
+            units: Vec::new(),
             poisoned: false,
         }));
         Ok(())

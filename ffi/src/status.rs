@@ -35,6 +35,12 @@ pub enum ConvoyStatus {
     ConvoyBadSnapshot = 7,
     /// A panic was caught inside the library; destroy the `Sim`.
     ConvoyPanic = 8,
+    /// A platoon handle names no live platoon (disbanded, or from another
+    /// world).
+    ConvoyStalePlatoon = 9,
+    /// The call edits or reads grid cells, and the world is an open field
+    /// or a polygon map.
+    ConvoyNotAGridMap = 10,
 }
 
 /// A refusal on its way to C: its status and its message.

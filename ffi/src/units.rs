@@ -6,7 +6,7 @@
 //! column the same way).
 
 use convoy::glam::Vec2;
-use convoy::{FactionId, OrderError, QueryFilter, UnitId, UnitSpec, VehicleKind};
+use convoy::{FactionId, OrderError, QueryFilter, Sim, UnitId, UnitSpec, VehicleKind};
 
 use crate::status::{ConvoyStatus, Failure};
 use crate::views::ConvoyUnitId;
@@ -145,13 +145,13 @@ pub unsafe extern "C" fn convoy_order_group(
     spots_xy: *mut f32,
 ) -> ConvoyStatus {
     with_sim_mut(unsafe { sim.as_mut() }, |handle| {
-        let units = unsafe { unit_list(units, count) }?;
         let goal = Vec2::new(goal_x, goal_y);
         let facing = Vec2::new(facing_x, facing_y);
-        let spots = handle
-            .sim
-            .order_group(&units, goal, facing)
-            .map_err(order_failure)?;
+        let spots = unsafe {
+            with_units(handle, units, count, |sim, units| {
+                sim.order_group(units, goal, facing).map_err(order_failure)
+            })
+        }?;
         if !spots_xy.is_null() {
             unsafe { write_points(spots_xy, &spots) };
         }
@@ -170,9 +170,10 @@ pub unsafe extern "C" fn convoy_stop(
     units: *const u64,
     count: usize,
 ) -> ConvoyStatus {
-    with_sim_mut(unsafe { sim.as_mut() }, |handle| {
-        let units = unsafe { unit_list(units, count) }?;
-        handle.sim.stop(&units).map_err(order_failure)
+    with_sim_mut(unsafe { sim.as_mut() }, |handle| unsafe {
+        with_units(handle, units, count, |sim, units| {
+            sim.stop(units).map_err(order_failure)
+        })
     })
 }
 
@@ -255,26 +256,36 @@ fn filter(faction: i32, kind: i32) -> Result<QueryFilter, Failure> {
     Ok(QueryFilter { faction, kind })
 }
 
-/// The handles behind `units`, `count` of them (NULL only when 0).
+/// Runs `body` on the `Sim` with the units behind `units` (`count`
+/// handles, NULL only when 0), copied into the `Sim`'s reused list: no
+/// allocation once the list has held `count` handles.
 ///
 /// # Safety
 /// `units` is NULL or points to `count` readable handles.
-unsafe fn unit_list(units: *const u64, count: usize) -> Result<Vec<UnitId>, Failure> {
-    if count == 0 {
-        return Ok(Vec::new());
-    }
-    if units.is_null() {
-        return Err(Failure::null("units"));
-    }
-    let handles = unsafe { std::slice::from_raw_parts(units, count) };
-    Ok(handles.iter().map(|&h| unit_of(h)).collect())
+pub(crate) unsafe fn with_units<T>(
+    handle: &mut ConvoySim,
+    units: *const u64,
+    count: usize,
+    body: impl FnOnce(&mut Sim, &[UnitId]) -> Result<T, Failure>,
+) -> Result<T, Failure> {
+    let handles = match count {
+        0 => &[][..],
+        _ if units.is_null() => return Err(Failure::null("units")),
+        _ => unsafe { std::slice::from_raw_parts(units, count) },
+    };
+    let mut list = std::mem::take(&mut handle.units);
+    list.clear();
+    list.extend(handles.iter().map(|&h| unit_of(h)));
+    let result = body(&mut handle.sim, &list);
+    handle.units = list;
+    result
 }
 
 /// Writes `points` as x, y pairs from `out`.
 ///
 /// # Safety
 /// `out` points to `2 * points.len()` writable floats.
-unsafe fn write_points(out: *mut f32, points: &[Vec2]) {
+pub(crate) unsafe fn write_points(out: *mut f32, points: &[Vec2]) {
     for (k, point) in points.iter().enumerate() {
         unsafe {
             out.add(2 * k).write(point.x);
@@ -284,7 +295,7 @@ unsafe fn write_points(out: *mut f32, points: &[Vec2]) {
 }
 
 /// A stale handle.
-fn stale(error: convoy::StaleUnit) -> Failure {
+pub(crate) fn stale(error: convoy::StaleUnit) -> Failure {
     Failure::new(ConvoyStatus::ConvoyStaleUnit, error.to_string())
 }
 

@@ -1,8 +1,10 @@
 //! `ffi/examples/scene.c` compiled with the system C compiler against the
 //! static library `cargo test` builds (beside this test's executable) and
-//! run on arena2: every tank arrives, each arrival is reported once, and
-//! the restored twin's checksums equal the original's. Without `cc` this
-//! fails: the C ABI is not tested by skipping.
+//! run on arena2: every tank arrives, each arrival is reported once, a
+//! retuned tank reads back its new top speed, a platoon arrives (one event)
+//! and is refused once disbanded, a walled tank is moved off and reported,
+//! and the restored twin's checksums equal the original's. Without `cc`
+//! this fails: the C ABI is not tested by skipping.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -91,5 +93,42 @@ fn the_c_scene_runs_its_units_to_their_spots_and_restores_exactly() {
     assert_eq!(after[0], after[1], "the restored twin diverged");
     assert_ne!(after[0], checksum, "the worlds did not move");
     assert!(value_after(&stdout, "stale handle: ").starts_with("status 3, unit"));
+
+    assert_eq!(value_after(&stdout, "top speed "), "12.0 -> 6.0 m/s");
+    let bad_params = value_after(&stdout, "bad params: ");
+    assert!(bad_params.starts_with("status 2, ") && bad_params.contains("max_speed"));
+    let platoon_arrivals = stdout
+        .lines()
+        .filter(|line| line.starts_with("platoon arrived "))
+        .count();
+    assert_eq!(platoon_arrivals, 1, "{stdout}");
+    let platoon = value_after(&stdout, "platoon phase ");
+    assert!(platoon.starts_with("4 with 4 members, "), "{platoon}");
+    let miss: f32 = platoon
+        .split(", ")
+        .nth(1)
+        .and_then(|rest| rest.split(' ').next())
+        .and_then(|metres| metres.parse().ok())
+        .unwrap_or(f32::MAX);
+    assert!(miss < 10.0, "the platoon ended {miss} m from its goal");
+    assert_eq!(value_after(&stdout, "disbanded platoon: "), "status 9");
+
+    assert_eq!(value_after(&stdout, "bad terrain: "), "status 2");
+    let walled = value_after(&stdout, "walled cell ");
+    let tank = walled
+        .split("under unit ")
+        .nth(1)
+        .and_then(|rest| rest.split(',').next())
+        .unwrap_or_default();
+    let displaced: Vec<&str> = stdout
+        .lines()
+        .filter_map(|line| line.strip_prefix("displaced unit "))
+        .collect();
+    assert_eq!(displaced, [tank], "{stdout}");
+    let (before, after) = walled.split_once(" under").unwrap_or_default();
+    assert!(
+        !after.ends_with(before),
+        "the tank stayed on its walled cell: {walled}"
+    );
     assert_eq!(stdout.lines().last(), Some("ok"));
 }
