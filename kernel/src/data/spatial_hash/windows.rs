@@ -18,7 +18,7 @@ pub const MIN_RUN_CANDIDATES: usize = 96;
 pub const RUN_CANDIDATES_PER_M2: f32 = 2.0;
 
 /// Places a neighbour search examines at most of a run of `cells` cells of
-/// edge `cell_size` ([`nearest_places`]): [`RUN_CANDIDATES_PER_M2`] for
+/// edge `cell_size` (`nearest_places`): `RUN_CANDIDATES_PER_M2` for
 /// each square metre of the run, and at least [`MIN_RUN_CANDIDATES`]. The
 /// cap grows with the window: a search reaching across more cells, or
 /// larger ones, meets more units of a crowd that is not piled up.

@@ -190,7 +190,7 @@ pub struct SeparationStats {
     pub most_candidates: u32,
     /// Searches cut short by a run holding more places than
     /// [`run_candidates`] allows for its window, over all sweeps (big
-    /// units' searches for each other included, [`big_run_candidates`]).
+    /// units' searches for each other included, `big_run_candidates`).
     pub cut_searches: u64,
 }
 
