@@ -415,6 +415,17 @@ impl CostGrid {
         (c != BLOCKED).then_some(c)
     }
 
+    /// One bit per cell of row `y` from column `x0`, set where passable:
+    /// `count` cells (at most 128), which may include the blocked border
+    /// (column or row −1, `width`, `height`).
+    pub(crate) fn open_bits(&self, x0: i64, y: i64, count: usize) -> u128 {
+        let start = (y + 1) as usize * self.stride as usize + (x0 + 1) as usize;
+        let row = &self.cost[start..start + count.min(128)];
+        row.iter().enumerate().fold(0, |bits, (i, &cost)| {
+            bits | u128::from(cost != BLOCKED) << i
+        })
+    }
+
     /// Whether this mobility can stand on `cell` (false off the map).
     #[must_use]
     pub fn passable(&self, cell: Cell) -> bool {

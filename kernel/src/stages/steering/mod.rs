@@ -16,6 +16,7 @@ pub mod field;
 pub mod movers;
 pub mod orca;
 pub mod reciprocal;
+pub mod wall_runs;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 

@@ -7,7 +7,7 @@
 //! avoid helicopters above them), sharing each avoidance half and half with a
 //! movable neighbour and taking all of it from an immovable one; one hard
 //! half-plane per wall segment within reach (the grid's blocked-cell
-//! boundaries, merged into runs); and picks the velocity nearest its
+//! boundaries, merged into runs: [`super::wall_runs`]); and picks the velocity nearest its
 //! preferred one (toward its drive-to point, at its speed limit). Shields
 //! enter through their footprint: a capsule's extent along the line between
 //! the two units. Head-on pairs pass on their right: the preferred velocity
@@ -19,7 +19,8 @@ use glam::Vec2;
 use super::movers::{Mover, MoverColumns};
 use super::orca::{HalfPlane, Neighbour, VelocitySolver, neighbour_half_plane, segment_half_plane};
 use crate::geometry::segments::point_segment_distance;
-use crate::nav::{Cell, WorldMap};
+use super::wall_runs::for_each_wall_run;
+use crate::nav::WorldMap;
 use crate::random::unit_f32;
 
 /// Neighbours a unit avoids at most: its nearest (RVO2's `maxNeighbors`),
@@ -253,61 +254,5 @@ impl NearestWalls {
 
     fn kept(&self) -> &[(Vec2, Vec2)] {
         &self.segment[..self.len]
-    }
-}
-
-/// Calls `visit(a, b)` for every run of blocked-cell boundary within
-/// `reach` of `centre` (the box of cells about it): each maximal run of
-/// cell edges along a grid line with a blocked cell on one side and an open
-/// one on the other, as one segment. Cells off the map count as blocked.
-/// Nothing when the box holds no blocked cell.
-pub fn for_each_wall_run(map: &WorldMap, centre: Vec2, reach: f32, mut visit: impl FnMut(Vec2, Vec2)) {
-    let grid = map.grid();
-    let (width, height) = (grid.width() as i64, grid.height() as i64);
-    let size = map.cell_size();
-    let local = (centre - map.origin()) / size;
-    let span = (reach / size).ceil() as i64 + 1;
-    let (cx, cy) = (local.x.floor() as i64, local.y.floor() as i64);
-    let (x0, x1) = ((cx - span).max(-1), (cx + span).min(width));
-    let (y0, y1) = ((cy - span).max(-1), (cy + span).min(height));
-    if x0 > x1 || y0 > y1 {
-        return;
-    }
-    let inside = |x: i64, y: i64| (0..width).contains(&x) && (0..height).contains(&y);
-    let clamp = |x: i64, y: i64| Cell::new(x.clamp(0, width - 1) as u32, y.clamp(0, height - 1) as u32);
-    if inside(x0, y0) && inside(x1, y1) && map.all_passable(clamp(x0, y0), clamp(x1, y1)) {
-        return;
-    }
-    let open = |x: i64, y: i64| inside(x, y) && grid.passable(Cell::new(x as u32, y as u32));
-    let point = |x: i64, y: i64| map.origin() + Vec2::new(x as f32, y as f32) * size;
-    // Edges along rows: between cells (x, y - 1) and (x, y).
-    for y in y0 + 1..=y1 {
-        let mut start = None;
-        for x in x0..=x1 + 1 {
-            let edge = x <= x1 && open(x, y - 1) != open(x, y);
-            match (edge, start) {
-                (true, None) => start = Some(x),
-                (false, Some(first)) => {
-                    visit(point(first, y), point(x, y));
-                    start = None;
-                }
-                _ => {}
-            }
-        }
-    }
-    // Edges along columns: between cells (x - 1, y) and (x, y).
-    for x in x0 + 1..=x1 {
-        let mut start = None;
-        for y in y0..=y1 + 1 {
-            let edge = y <= y1 && open(x - 1, y) != open(x, y);
-            match (edge, start) {
-                (true, None) => start = Some(y),
-                (false, Some(first)) => {
-                    visit(point(x, first), point(x, y));
-                    start = None;
-                }
-                _ => {}
-            }
-        }
     }
 }
