@@ -127,6 +127,9 @@
 // Event: a world edit walled unit `id`'s cell; it was moved off.
 #define CONVOY_EVENT_DISPLACED 6
 
+// Event: the last member of group `id` (a group order) arrived.
+#define CONVOY_EVENT_GROUP_ARRIVED 7
+
 // What a call did: `CONVOY_OK`, or why it refused (nothing was changed
 // then, except after `CONVOY_PANIC`).
 typedef enum ConvoyStatus {
@@ -277,7 +280,8 @@ typedef struct ConvoyUnitId {
 typedef struct ConvoyEvent {
   // What happened: a `CONVOY_EVENT_*`.
   uint8_t kind;
-  // The unit's handle, or the platoon's (packed alike); 0 for a reorder.
+  // The unit's handle, or the platoon's (packed alike), or the group's
+  // id; 0 for a reorder.
   uint64_t id;
 } ConvoyEvent;
 

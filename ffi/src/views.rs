@@ -24,6 +24,8 @@ pub const CONVOY_EVENT_UNSTUCK: u8 = 4;
 pub const CONVOY_EVENT_PLATOON_ARRIVED: u8 = 5;
 /// Event: a world edit walled unit `id`'s cell; it was moved off.
 pub const CONVOY_EVENT_DISPLACED: u8 = 6;
+/// Event: the last member of group `id` (a group order) arrived.
+pub const CONVOY_EVENT_GROUP_ARRIVED: u8 = 7;
 
 /// One thing that happened in the last tick.
 #[repr(C)]
@@ -31,7 +33,8 @@ pub const CONVOY_EVENT_DISPLACED: u8 = 6;
 pub struct ConvoyEvent {
     /// What happened: a `CONVOY_EVENT_*`.
     pub kind: u8,
-    /// The unit's handle, or the platoon's (packed alike); 0 for a reorder.
+    /// The unit's handle, or the platoon's (packed alike), or the group's
+    /// id; 0 for a reorder.
     pub id: u64,
 }
 
@@ -61,6 +64,7 @@ pub(crate) fn collect_events(sim: &Sim, out: &mut Vec<ConvoyEvent>) {
                 CONVOY_EVENT_PLATOON_ARRIVED,
                 (u64::from(platoon.generation) << 32) | u64::from(platoon.index),
             ),
+            Event::GroupArrived(group) => (CONVOY_EVENT_GROUP_ARRIVED, u64::from(group.0)),
         };
         ConvoyEvent { kind, id }
     }));

@@ -26,7 +26,7 @@ pub use data::platoons::{
 };
 pub use data::unit_limits;
 pub use data::vehicles::{
-    Columns, PathState, SpawnError, StaleUnit, SteerMode, UnitId, UnitParams, UnitSpec,
+    Columns, GroupId, PathState, SpawnError, StaleUnit, SteerMode, UnitId, UnitParams, UnitSpec,
     VehicleKind, Vehicles,
 };
 pub use geometry::bounds::Bounds;
@@ -40,8 +40,8 @@ pub use nav::visgraph::{BridgeError, FactionId, ObstacleError, ObstacleId};
 pub use rayon;
 pub use sim::snapshot::SnapshotError;
 pub use sim::{
-    ConfigError, EngineColumns, Event, FactionAvoidance, Map, MoveState, OrderError, ParamsError,
-    PlatoonView, Quality, QueryError, QueryFilter, QueryHit, Sim, SimConfig, StepError,
-    UnreachableGoals,
+    ConfigError, EngineColumns, Event, FactionAvoidance, GroupPace, Map, MoveState, OrderError,
+    ParamsError, PlatoonView, Quality, QueryError, QueryFilter, QueryHit, Sim, SimConfig,
+    StepError, UnreachableGoals,
 };
 pub use stages::steering::field::{Disc, OrbitingBody};

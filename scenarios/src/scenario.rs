@@ -13,8 +13,8 @@ use convoy::nav::{
 };
 use convoy::random::unit_f32;
 use convoy::{
-    Bounds, ConfigError, FactionAvoidance, Map, OrderError, PlatoonError, Sim, SimConfig,
-    SpawnError, UnitSpec, UnreachableGoals, VehicleKind,
+    Bounds, ConfigError, FactionAvoidance, GroupPace, Map, OrderError, PlatoonError, Sim,
+    SimConfig, SpawnError, UnitSpec, UnreachableGoals, VehicleKind,
 };
 use thiserror::Error;
 
@@ -432,6 +432,7 @@ pub fn build(profile: &Profile, threads: usize) -> Result<Sim, BuildError> {
         map,
         unreachable_goals: UnreachableGoals::MoveToNearest,
         faction_avoidance: FactionAvoidance::Shared,
+        group_pace: GroupPace::OwnSpeed,
     };
     let planned = !matches!(config.map, Map::Open);
     let mut sim = Sim::new(config)?;

@@ -1,20 +1,21 @@
 //! What happened in the last tick, for the engine: rows reordered, units
 //! moved off cells a world edit walled (staged by the edit), units
-//! that arrived, found no path, got stuck or free again, and platoons that
-//! arrived.
+//! that arrived, found no path, got stuck or free again, and platoons and
+//! groups that arrived.
 //!
 //! After every tick each unit's [`MoveState`] is compared with the one it
 //! had after the tick before (the `move_state` column, which moves with
 //! its row, and set at spawn); a change into `Arrived`, `NoPath` or `Stuck`, or out of
 //! `Stuck`, is an event. A platoon's change into `Phase::Arrived` is one
-//! too. The buffer is sized with the units and platoons (one reorder, at most
-//! two events per unit and one per platoon a tick), so collecting never allocates; the engine reads it with
+//! too, and so is a group's when its last member on the way arrives. The
+//! buffer is sized with the units, platoons and groups (one reorder, at most
+//! two events per unit and one per platoon or group a tick), so collecting never allocates; the engine reads it with
 //! [`Sim::events`](super::Sim::events) until the next tick replaces it, as
 //! DetourCrowd's agent states and landmass's `AgentState` are polled, but
 //! without scanning every unit.
 
 use crate::data::platoons::{Phase, PlatoonId, Platoons};
-use crate::data::vehicles::{UnitId, Vehicles};
+use crate::data::vehicles::{GroupId, UnitId, Vehicles};
 
 use super::orders::{MoveState, move_state_at};
 
@@ -36,6 +37,9 @@ pub enum Event {
     Unstuck(UnitId),
     /// Every member of the platoon stands on its destination spot.
     PlatoonArrived(PlatoonId),
+    /// A member of the group arrived and every other member stands within
+    /// its arrival radius of its spot too.
+    GroupArrived(GroupId),
     /// A world edit ([`Sim::set_cells`](super::Sim::set_cells)) made the
     /// unit's cell impassable: it was moved to the nearest passable cell
     /// (reported by the next step).
@@ -48,6 +52,9 @@ pub(crate) struct EventLog {
     events: Vec<Event>,
     /// Each platoon record's (generation, phase) after the last tick.
     platoon_phases: Vec<(u32, u32)>,
+    /// Per group id this tick: members not arrived, and whether one
+    /// arrived.
+    group_arrivals: Vec<(u32, bool)>,
     /// Events of calls between ticks, for the next tick's list.
     staged: Vec<Event>,
 }
@@ -59,6 +66,15 @@ impl EventLog {
         self.events
             .reserve(wanted.saturating_sub(self.events.len()));
         self.platoon_phases.resize(platoons.max(self.platoon_phases.len()), (u32::MAX, 0));
+    }
+
+    /// Room for the arrivals of group ids below `groups`.
+    pub fn reserve_groups(&mut self, groups: usize) {
+        if self.group_arrivals.len() < groups {
+            let more = groups - self.group_arrivals.len();
+            self.group_arrivals.resize(groups, (0, false));
+            self.events.reserve(self.events.capacity() + more - self.events.len());
+        }
     }
 
     /// Takes the platoons' phases as they are, so a restored world reports
@@ -93,9 +109,16 @@ impl EventLog {
             self.push(self.staged[index]);
         }
         self.staged.clear();
+        self.group_arrivals.fill((0, false));
         for row in 0..vehicles.len() {
             let now = move_state_at(vehicles.columns(), row) as u8;
             let before = vehicles.columns().move_state()[row];
+            let group = vehicles.columns().group()[row] as usize;
+            if let Some((pending, arrived)) = self.group_arrivals.get_mut(group) {
+                let arrived_now = now == MoveState::Arrived as u8;
+                *pending += u32::from(!arrived_now);
+                *arrived |= arrived_now && before != now;
+            }
             if now == before {
                 continue;
             }
@@ -130,11 +153,16 @@ impl EventLog {
                 self.push(Event::PlatoonArrived(id));
             }
         }
+        for group in 0..self.group_arrivals.len() {
+            if self.group_arrivals[group] == (0, true) {
+                self.push(Event::GroupArrived(GroupId(group as u32)));
+            }
+        }
     }
 
     /// Appends `event` while there is room (there always is after
-    /// [`EventLog::reserve`]: one reorder, two events per unit and one per
-    /// platoon at most).
+    /// [`EventLog::reserve`] and [`EventLog::reserve_groups`]: one
+    /// reorder, two events per unit and one per platoon or group at most).
     fn push(&mut self, event: Event) {
         if self.events.len() < self.events.capacity() {
             self.events.push(event);

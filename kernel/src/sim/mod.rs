@@ -18,6 +18,7 @@ mod engine_edits;
 mod events;
 mod group_plan;
 mod group_spots;
+mod groups;
 mod orders;
 mod platoon_orders;
 mod quality;
@@ -29,7 +30,7 @@ mod obstacle_edits;
 mod world_catch_up;
 mod world_edits;
 
-pub use config::{ConfigError, FactionAvoidance, Map, SimConfig};
+pub use config::{ConfigError, FactionAvoidance, GroupPace, Map, SimConfig};
 pub use events::Event;
 pub use orders::{MoveState, OrderError, UnreachableGoals};
 pub use quality::Quality;
@@ -430,6 +431,7 @@ impl Sim {
                     bridges: config.map.polygon(),
                     dt,
                     tick: *tick,
+                    pace_groups: config.group_pace == GroupPace::Slowest,
                 };
                 formations.run(platoons, vehicles, world)
             });
@@ -635,6 +637,7 @@ impl Sim {
         self.events
             .reserve(self.vehicles.len(), self.platoons.records.len());
         self.events.remember_platoons(&self.platoons);
+        self.reserve_groups();
         Ok(())
     }
 

@@ -102,6 +102,7 @@ impl Sim {
     /// to the old goal and, being newer, replace the order).
     pub fn order_move(&mut self, unit: UnitId, goal: Vec2) -> Result<Vec2, OrderError> {
         let target = self.reachable_goal(unit, goal)?;
+        self.leave_group(self.vehicles.row_of(unit).ok_or(StaleUnit(unit))?);
         self.queue_move(unit, target);
         self.remember_wanted(unit, goal, target);
         Ok(target)
@@ -115,8 +116,12 @@ impl Sim {
     /// member's length. Members take spots rank by rank so no two straight
     /// lines to them cross (groups of up to 2,048 members per block are
     /// untangled), and arrive facing `facing`. On a grid map one flow field
-    /// plans every ground member's route before this returns. A member in
-    /// a platoon leaves it. Returns each member's spot, in `units`' order.
+    /// plans every ground member's route before this returns. Each block
+    /// travels as a group ([`Sim::group_of`]) at its slowest member's top
+    /// speed, members ahead slowing and those behind catching up; the last
+    /// arrival is an [`Event::GroupArrived`](crate::Event::GroupArrived). A
+    /// member in a platoon leaves it. Returns each member's spot, in
+    /// `units`' order.
     /// All or nothing: an error changes nothing.
     pub fn order_group(
         &mut self,
@@ -162,6 +167,13 @@ impl Sim {
             self.vehicles.columns_mut().final_heading[row] = heading;
             self.remember_wanted(unit, spots[k], targets[k]);
         }
+        for layer in [false, true] {
+            let layer_rows: Vec<usize> = (0..rows.len())
+                .filter(|&i| fliers[i] == layer)
+                .map(|i| rows[i])
+                .collect();
+            self.enter_new_group(&layer_rows);
+        }
         self.paths.cancel(&sorted(units));
         self.plan_group(units, &targets, goal);
         Ok(targets)
@@ -176,6 +188,7 @@ impl Sim {
         self.paths.cancel(&sorted(units));
         for (&unit, &row) in units.iter().zip(&rows) {
             self.leave_platoon(unit).expect("checked live above");
+            self.leave_group(row);
             let here = self.vehicles.columns().position[row];
             self.vehicles.set_goal(unit, here).expect("checked live above");
             let columns = self.vehicles.columns_mut();

@@ -257,6 +257,7 @@ impl Sim {
         let row = self.vehicles.row_of(unit).expect("a live member");
         let columns = self.vehicles.columns_mut();
         columns.platoon[row] = id.index;
+        columns.group[row] = NONE;
         columns.slot[row] = slot as u32;
         columns.route_len[row] = 0;
         columns.wanted_goal[row] = Vec2::NAN;

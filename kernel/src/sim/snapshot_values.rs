@@ -18,7 +18,8 @@ use super::snapshot::EditedColumns;
 use crate::data::unit_limits::{
     MAX_COORDINATE, MAX_INV_MASS, MAX_SIZE, MAX_SPEED, Sign, finite, in_range, on_map, within_map,
 };
-use crate::data::vehicles::{Columns, SpawnError, Vehicles};
+use crate::data::vehicles::{Columns, NONE, SpawnError, Vehicles};
+use crate::stages::formations::group_pace::MAX_GROUPS;
 
 /// Every unit row, as [`SnapshotError::BadUnit`] naming the row and field
 /// (the columns an engine writes only if `edited` says so).
@@ -59,11 +60,15 @@ fn check_row(c: &Columns, row: usize, edited: EditedColumns) -> Result<(), Spawn
             value: c.final_heading[row],
         });
     }
-    finite("progress_m", c.progress_m[row])?;
-    in_range("stalled_s", c.stalled_s[row], Sign::NotNegative, f32::MAX)?;
     let small = |field, value: u32, max: u32| {
         in_range(field, value as f32, Sign::NotNegative, max as f32)
     };
+    finite("progress_m", c.progress_m[row])?;
+    in_range("group_odometer", c.group_odometer[row], Sign::NotNegative, f32::MAX)?;
+    if c.group[row] != NONE {
+        small("group", c.group[row], MAX_GROUPS - 1)?;
+    }
+    in_range("stalled_s", c.stalled_s[row], Sign::NotNegative, f32::MAX)?;
     small("route_next", c.route_next[row], crate::data::routes::ROUTE_POINTS as u32)?;
     small("route_pending", u32::from(c.route_pending[row]), 2)?;
     small("move_state", u32::from(c.move_state[row]), 4)

@@ -368,7 +368,18 @@ columns! {
     unit_id: UnitId,
     /// The side the unit is on ([`FactionId`](crate::FactionId)'s value).
     faction: u16,
+    /// The group order the unit moves under ([`GroupId`](crate::GroupId)'s
+    /// value), or `u32::MAX` for none: members keep to the group's pace.
+    group: u32,
+    /// Metres driven on the way since the group order (the group's pace
+    /// compares its members by it).
+    group_odometer: f32,
 }
+
+/// A group order ([`Sim::order_group`](crate::Sim::order_group)): its
+/// members keep to one pace. The id is reused once no unit holds it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct GroupId(pub u32);
 
 /// A handle that names no live unit.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Error)]
@@ -484,6 +495,8 @@ impl Vehicles {
                 generation: slot.generation,
             },
             faction: spec.faction.0,
+            group: NONE,
+            group_odometer: 0.0,
         });
         Ok(UnitId {
             index,

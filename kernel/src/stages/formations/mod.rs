@@ -37,6 +37,7 @@
 
 
 mod bridges;
+pub mod group_pace;
 mod respot;
 mod softening;
 
@@ -63,6 +64,7 @@ use crate::data::platoons::{
 };
 use crate::geometry::polyline::PathView;
 use bridges::*;
+use group_pace::GroupPaces;
 use respot::respot_stalled;
 use softening::*;
 
@@ -95,6 +97,9 @@ pub struct FormationWorld<'a> {
     pub dt: f32,
     /// The tick number (drift randomness).
     pub tick: u64,
+    /// Whether group orders' members keep to their slowest member's pace
+    /// ([`group_pace`]).
+    pub pace_groups: bool,
 }
 
 /// What one tick of the stage did.
@@ -123,6 +128,7 @@ pub struct FormationStats {
 pub struct FormationStage {
     searches: Vec<Mutex<(GridPlanner, Path)>>,
     traffic: BridgeTraffic,
+    groups: GroupPaces,
 }
 
 impl FormationStage {
@@ -142,13 +148,19 @@ impl FormationStage {
         }
     }
 
+    /// Room for group ids below `groups`.
+    pub fn reserve_groups(&mut self, groups: usize) {
+        self.groups.reserve(groups);
+    }
+
     /// Room to record a holder on each of `bridges` bridges.
     pub fn reserve_bridges(&mut self, bridges: usize) {
         self.traffic.reserve(bridges);
     }
 
     /// One tick: advance every platoon, then write members' drive-to
-    /// points and speed limits.
+    /// points and speed limits, then pace group members
+    /// ([`group_pace`]).
     pub fn run(
         &mut self,
         platoons: &mut Platoons,
@@ -196,6 +208,9 @@ impl FormationStage {
                 .sum()
         };
         write_members(platoons, vehicles);
+        if world.pace_groups {
+            self.groups.run(vehicles, world.dt);
+        }
         let mut stats = FormationStats {
             softened,
             solo: count_rows(vehicles.len(), |row| {
