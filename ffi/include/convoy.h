@@ -106,6 +106,9 @@
 // A query filter value that accepts any faction or any kind.
 #define CONVOY_ANY -1
 
+// [`convoy_group_of`]: the unit moves under no group order.
+#define CONVOY_NO_GROUP UINT32_MAX
+
 // Event: the rows were reordered this tick (map rows to units again).
 #define CONVOY_EVENT_ROWS_REORDERED 0
 
@@ -190,6 +193,12 @@ typedef struct ConvoyConfig {
   float origin_x;
   // Where the map's cell (0, 0) corner lies, y.
   float origin_y;
+  // How group orders' members travel: 0, each at its own top speed; 1,
+  // at the slowest member's (`GroupPace`).
+  uint8_t group_pace;
+  // How avoidance is shared between factions: 0, by every movable
+  // neighbour; 1, with the unit's own faction only (`FactionAvoidance`).
+  uint8_t faction_avoidance;
 } ConvoyConfig;
 
 // A unit's tuning: everything a spawn sets but its kind, position,
@@ -291,7 +300,7 @@ extern "C" {
 
 // A default configuration: the square from (-1000, -1000) to (1000, 1000)
 // m, one thread, reorder every 32 ticks, an open field, 8 m map cells at
-// (0, 0).
+// (0, 0), groups at their members' own speeds, avoidance shared by all.
 struct ConvoyConfig convoy_config_default(void);
 
 // Builds a world from `*config` and stores it in `*out` (NULL on
@@ -517,6 +526,13 @@ enum ConvoyStatus convoy_stop(struct ConvoySim *sim, const uint64_t *units, size
 // # Safety
 // `sim` is NULL or live; `out` is NULL or writable.
 enum ConvoyStatus convoy_move_state(const struct ConvoySim *sim, uint64_t unit, uint8_t *out);
+
+// Writes the group order `unit` moves under to `*out`, or
+// `CONVOY_NO_GROUP` (the id `CONVOY_EVENT_GROUP_ARRIVED` carries).
+//
+// # Safety
+// `sim` is NULL or live; `out` is NULL or writable.
+enum ConvoyStatus convoy_group_of(const struct ConvoySim *sim, uint64_t unit, uint32_t *out);
 
 // Finds the units within `radius` m of (`x`, `y`) (inclusive) on side
 // `faction` and of `kind` (`CONVOY_ANY` for either), nearest first (ties

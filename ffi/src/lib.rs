@@ -22,7 +22,10 @@ use std::sync::Arc;
 
 use convoy::glam::Vec2;
 use convoy::nav::{MapError, Mobility, WorldMap, load_map};
-use convoy::{Bounds, ConfigError, Map, QueryHit, Sim, SimConfig, SnapshotError, UnitId};
+use convoy::{
+    Bounds, ConfigError, FactionAvoidance, GroupPace, Map, QueryHit, Sim, SimConfig, SnapshotError,
+    UnitId,
+};
 
 mod edits;
 mod params;
@@ -69,6 +72,12 @@ pub struct ConvoyConfig {
     pub origin_x: f32,
     /// Where the map's cell (0, 0) corner lies, y.
     pub origin_y: f32,
+    /// How group orders' members travel: 0, each at its own top speed; 1,
+    /// at the slowest member's (`GroupPace`).
+    pub group_pace: u8,
+    /// How avoidance is shared between factions: 0, by every movable
+    /// neighbour; 1, with the unit's own faction only (`FactionAvoidance`).
+    pub faction_avoidance: u8,
 }
 
 /// An opaque simulation: the kernel's `Sim` and the buffers the C API
@@ -86,7 +95,7 @@ pub struct ConvoySim {
 
 /// A default configuration: the square from (-1000, -1000) to (1000, 1000)
 /// m, one thread, reorder every 32 ticks, an open field, 8 m map cells at
-/// (0, 0).
+/// (0, 0), groups at their members' own speeds, avoidance shared by all.
 #[unsafe(no_mangle)]
 pub extern "C" fn convoy_config_default() -> ConvoyConfig {
     ConvoyConfig {
@@ -100,6 +109,8 @@ pub extern "C" fn convoy_config_default() -> ConvoyConfig {
         cell_size: 8.0,
         origin_x: 0.0,
         origin_y: 0.0,
+        group_pace: 0,
+        faction_avoidance: 0,
     }
 }
 
@@ -273,6 +284,24 @@ fn sim_config(config: &ConvoyConfig) -> Result<SimConfig, Failure> {
     let mut sim_config = SimConfig::new(Bounds::new(min, max));
     sim_config.threads = config.threads as usize;
     sim_config.reorder_interval = config.reorder_interval;
+    sim_config.group_pace = match config.group_pace {
+        0 => GroupPace::OwnSpeed,
+        1 => GroupPace::Slowest,
+        other => {
+            return Err(Failure::bad(format!(
+                "config `group_pace` must be 0 or 1, was {other}"
+            )));
+        }
+    };
+    sim_config.faction_avoidance = match config.faction_avoidance {
+        0 => FactionAvoidance::Shared,
+        1 => FactionAvoidance::OwnFactionOnly,
+        other => {
+            return Err(Failure::bad(format!(
+                "config `faction_avoidance` must be 0 or 1, was {other}"
+            )));
+        }
+    };
     if !config.map_path.is_null() {
         let path = unsafe { CStr::from_ptr(config.map_path) };
         let path = path

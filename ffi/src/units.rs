@@ -195,6 +195,28 @@ pub unsafe extern "C" fn convoy_move_state(
     })
 }
 
+/// [`convoy_group_of`]: the unit moves under no group order.
+pub const CONVOY_NO_GROUP: u32 = u32::MAX;
+
+/// Writes the group order `unit` moves under to `*out`, or
+/// `CONVOY_NO_GROUP` (the id `CONVOY_EVENT_GROUP_ARRIVED` carries).
+///
+/// # Safety
+/// `sim` is NULL or live; `out` is NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn convoy_group_of(
+    sim: *const ConvoySim,
+    unit: u64,
+    out: *mut u32,
+) -> ConvoyStatus {
+    with_sim(unsafe { sim.as_ref() }, |handle| {
+        let out = unsafe { out.as_mut() }.ok_or_else(|| Failure::null("out"))?;
+        let group = handle.sim.group_of(unit_of(unit)).map_err(stale)?;
+        *out = group.map_or(CONVOY_NO_GROUP, |group| group.0);
+        Ok(())
+    })
+}
+
 /// Finds the units within `radius` m of (`x`, `y`) (inclusive) on side
 /// `faction` and of `kind` (`CONVOY_ANY` for either), nearest first (ties
 /// by handle). Writes their number to `*count` and the first

@@ -352,3 +352,66 @@ fn world_edits_wall_a_unit_off_its_cell_and_refuse_bad_rectangles() {
     );
     unsafe { convoy_sim_free(sim) };
 }
+
+#[test]
+fn a_paced_group_reports_its_id_and_arrives_once() {
+    let mut config = convoy_config_default();
+    config.group_pace = 2;
+    let mut sim = null_mut();
+    refused(
+        unsafe { convoy_sim_new(&config, &mut sim) },
+        Bad,
+        "group_pace",
+    );
+    assert!(sim.is_null());
+    config.group_pace = 1;
+    assert_eq!(
+        unsafe { convoy_sim_new(&config, &mut sim) },
+        Ok,
+        "{}",
+        message()
+    );
+    let units = [
+        spawn(sim, CONVOY_KIND_TRACKED, 0.0, 0.0),
+        spawn(sim, CONVOY_KIND_WHEELED, 0.0, 12.0),
+    ];
+    let mut spots = [0.0f32; 4];
+    let status = unsafe {
+        convoy_order_group(
+            sim,
+            units.as_ptr(),
+            units.len(),
+            120.0,
+            0.0,
+            1.0,
+            0.0,
+            spots.as_mut_ptr(),
+        )
+    };
+    assert_eq!(status, Ok, "{}", message());
+    let mut group = 7;
+    assert_eq!(unsafe { convoy_group_of(sim, units[1], &mut group) }, Ok);
+    assert_eq!(group, 0, "the first group takes id 0");
+    let mut arrivals = Vec::new();
+    for tick in 0..60 * 40 {
+        assert_eq!(unsafe { convoy_step(sim, 1.0 / 60.0) }, Ok, "{}", message());
+        let (mut events, mut len) = (null(), 0);
+        assert_eq!(unsafe { convoy_events(sim, &mut events, &mut len) }, Ok);
+        let events = unsafe { std::slice::from_raw_parts(events, len) };
+        arrivals.extend(
+            events
+                .iter()
+                .filter(|event| event.kind == CONVOY_EVENT_GROUP_ARRIVED)
+                .map(|event| (tick, event.id)),
+        );
+    }
+    assert_eq!(arrivals.len(), 1, "{arrivals:?}");
+    assert_eq!(arrivals[0].1, u64::from(group));
+    assert_eq!(
+        unsafe { convoy_order_move(sim, units[0], 0.0, 0.0, null_mut()) },
+        Ok
+    );
+    assert_eq!(unsafe { convoy_group_of(sim, units[0], &mut group) }, Ok);
+    assert_eq!(group, CONVOY_NO_GROUP, "a move order leaves the group");
+    unsafe { convoy_sim_free(sim) };
+}
