@@ -17,11 +17,8 @@ use crate::data::vehicles::{ARRIVE_RADIUS, NONE, PathState, STUCK_AFTER_S, Vehic
 
 /// Group ids are below this ([`crate::GroupId`]).
 pub const MAX_GROUPS: u32 = 1 << 20;
-/// The slowest a member ahead of its group drives, as a fraction of the
-/// group's pace.
-pub const MIN_PACE: f32 = 1.0;
-/// How far ahead of its group's mean a member drives at [`MIN_PACE`], in
-/// lengths of the group's longest unit.
+/// How far behind its group's mean a member drives at twice the pace (or
+/// its own top speed, if lower), in lengths of the group's longest unit.
 pub const BAND_LENGTHS: f32 = 4.0;
 
 /// One group's sums over its members this tick.
