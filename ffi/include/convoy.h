@@ -251,6 +251,11 @@ typedef struct ConvoyPlatoonSpec {
   bool packed_slots;
   // The side the platoon plans for (bridges on polygon maps).
   uint16_t faction;
+  // Element leaders leapfrog to a point of interest this near their
+  // slot, metres; 0 never.
+  float leapfrog_m;
+  // How long a leapfrogging leader holds at the point, seconds.
+  float leapfrog_hold_s;
 } ConvoyPlatoonSpec;
 
 // One platoon as [`convoy_platoon_state`] reads it.

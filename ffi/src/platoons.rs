@@ -71,6 +71,11 @@ pub struct ConvoyPlatoonSpec {
     pub packed_slots: bool,
     /// The side the platoon plans for (bridges on polygon maps).
     pub faction: u16,
+    /// Element leaders leapfrog to a point of interest this near their
+    /// slot, metres; 0 never.
+    pub leapfrog_m: f32,
+    /// How long a leapfrogging leader holds at the point, seconds.
+    pub leapfrog_hold_s: f32,
 }
 
 /// One platoon as [`convoy_platoon_state`] reads it.
@@ -117,6 +122,8 @@ fn kernel_spec(spec: ConvoyPlatoonSpec) -> Option<PlatoonSpec> {
             SlotRule::Fixed
         },
         faction: spec.faction,
+        leapfrog_m: spec.leapfrog_m,
+        leapfrog_hold_s: spec.leapfrog_hold_s,
     })
 }
 
@@ -131,6 +138,8 @@ fn c_spec(spec: PlatoonSpec) -> ConvoyPlatoonSpec {
         bounded_search: spec.softening == Softening::BoundedSearch,
         packed_slots: spec.slots == SlotRule::Packed,
         faction: spec.faction,
+        leapfrog_m: spec.leapfrog_m,
+        leapfrog_hold_s: spec.leapfrog_hold_s,
     }
 }
 

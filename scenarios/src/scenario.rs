@@ -433,6 +433,7 @@ pub fn build(profile: &Profile, threads: usize) -> Result<Sim, BuildError> {
         unreachable_goals: UnreachableGoals::MoveToNearest,
         faction_avoidance: FactionAvoidance::Shared,
         group_pace: GroupPace::OwnSpeed,
+        points_of_interest: Vec::new(),
     };
     let planned = !matches!(config.map, Map::Open);
     let mut sim = Sim::new(config)?;

@@ -4,6 +4,7 @@
 
 pub mod path_requests;
 pub mod platoons;
+pub mod points_of_interest;
 pub mod routes;
 pub mod spatial_hash;
 pub mod unit_limits;

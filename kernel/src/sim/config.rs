@@ -1,6 +1,7 @@
 //! What a [`Sim`](super::Sim) is built from: [`SimConfig`], with its one
 //! [`Map`] choice, and the errors [`Sim::new`](super::Sim::new) gives.
 
+use glam::Vec2;
 use std::sync::Arc;
 
 use thiserror::Error;
@@ -61,6 +62,10 @@ pub struct SimConfig {
     pub faction_avoidance: FactionAvoidance,
     /// How fast the members of a group order travel.
     pub group_pace: GroupPace,
+    /// Cover and other spots platoons' element leaders leapfrog to
+    /// ([`PlatoonSpec::leapfrog_m`](crate::PlatoonSpec::leapfrog_m)),
+    /// within the world bounds.
+    pub points_of_interest: Vec<Vec2>,
 }
 
 /// How fast the members of a group order
@@ -127,6 +132,7 @@ impl SimConfig {
             unreachable_goals: UnreachableGoals::MoveToNearest,
             faction_avoidance: FactionAvoidance::Shared,
             group_pace: GroupPace::OwnSpeed,
+            points_of_interest: Vec::new(),
         }
     }
 }
@@ -152,6 +158,14 @@ pub enum ConfigError {
         key: &'static str,
         /// What is wrong.
         reason: String,
+    },
+    /// A point of interest is not finite or lies outside the bounds.
+    #[error("point of interest {index} at {point:?} is not a finite point within the world bounds")]
+    BadPointOfInterest {
+        /// Its position in the list.
+        index: usize,
+        /// The point.
+        point: Vec2,
     },
     /// The spatial grid cannot be built.
     #[error(transparent)]

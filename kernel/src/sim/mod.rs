@@ -39,6 +39,7 @@ pub use views::{EngineColumns, ParamsError, PlatoonView};
 use events::EventLog;
 use quality::QualityTotals;
 use crate::data::platoons::Platoons;
+use crate::data::points_of_interest::PointsOfInterest;
 use crate::instrument::{
     Budgets, FormationsFigures, Gauges, Instruments, IntegrateFigures, PathsFigures,
     SeparationFigures, SpatialFigures, Stage, StageStats, SteeringFigures, TickTrace, TimingReport,
@@ -102,6 +103,8 @@ pub struct Sim {
     edited: bool,
     pub(crate) tick: u64,
     pub(crate) time_s: f64,
+    /// The config's points of interest, bucketed.
+    points_of_interest: PointsOfInterest,
 }
 
 impl Sim {
@@ -128,6 +131,12 @@ impl Sim {
             body.validate()
                 .map_err(|(key, reason)| ConfigError::BadBody { index, key, reason })?;
         }
+        let (low, high) = (config.bounds.min, config.bounds.max);
+        let inside = |point: glam::Vec2| point.is_finite() && point.cmpge(low).all() && point.cmple(high).all();
+        if let Some(index) = config.points_of_interest.iter().position(|&point| !inside(point)) {
+            let point = config.points_of_interest[index];
+            return Err(ConfigError::BadPointOfInterest { index, point });
+        }
         let cell_size = config.cell_size.unwrap_or(radius);
         let spatial = SpatialHash::new(config.bounds, cell_size)?;
         let separation = Separation::new(config.bounds, cell_size, config.separation_iterations)?;
@@ -135,6 +144,7 @@ impl Sim {
         Ok(Sim {
             instruments: Instruments::new(config.budgets),
             discs: vec![Disc::default(); config.bodies.len()],
+            points_of_interest: PointsOfInterest::new(&config.points_of_interest),
             quality: QualityTotals::default(),
             events: EventLog::default(),
             group_planner: group_plan::GroupPlanner::default(),
@@ -392,6 +402,7 @@ impl Sim {
             quality,
             time_s,
             tick,
+            points_of_interest,
             ..
         } = self;
         for (disc, body) in discs.iter_mut().zip(&config.bodies) {
@@ -432,6 +443,7 @@ impl Sim {
                     dt,
                     tick: *tick,
                     pace_groups: config.group_pace == GroupPace::Slowest,
+                    points_of_interest,
                 };
                 formations.run(platoons, vehicles, world)
             });

@@ -12,7 +12,7 @@ use glam::Vec2;
 
 use super::snapshot::SnapshotError;
 use crate::data::path_requests::PathRequest;
-use crate::data::platoons::{MAX_SPACING_M, Platoon, Platoons};
+use crate::data::platoons::{MAX_LOOKAHEAD_S, MAX_SPACING_M, Platoon, Platoons};
 use super::engine_edits;
 use super::snapshot::EditedColumns;
 use crate::data::unit_limits::{
@@ -140,6 +140,8 @@ fn bad_platoon_value(p: &Platoon) -> Option<(&'static str, f32)> {
         ("spacing_m", p.spacing_m, p.spacing_m > 0.0 && p.spacing_m <= MAX_SPACING_M),
         ("lookahead_s", p.lookahead_s, (0.0..=MAX_SPACING_M).contains(&p.lookahead_s)),
         ("drift_m", p.drift_m, (0.0..=MAX_SPACING_M).contains(&p.drift_m)),
+        ("leapfrog_m", p.leapfrog_m, (0.0..=MAX_SPACING_M).contains(&p.leapfrog_m)),
+        ("leapfrog_hold_s", p.leapfrog_hold_s, (0.0..=MAX_LOOKAHEAD_S).contains(&p.leapfrog_hold_s)),
     ];
     let scalar = scalars.into_iter().find(|&(_, _, ok)| !ok);
     let points = [("position", p.position), ("goal", p.goal), ("path_start", p.path_start)]
@@ -147,7 +149,8 @@ fn bad_platoon_value(p: &Platoon) -> Option<(&'static str, f32)> {
         .chain(p.bridge_deck.map(|deck| ("bridge_deck", deck)))
         .chain(p.spots.map(|spot| ("spots", spot)))
         .chain(p.drift.map(|drift| ("drift", drift)))
-        .chain(p.targets.map(|target| ("targets", target)));
+        .chain(p.targets.map(|target| ("targets", target)))
+        .chain(p.leap_point.map(|point| ("leap_point", point)).into_iter().filter(|(_, point)| !point.is_nan()));
     let point = points
         .map(|(field, point)| (field, point.abs().max_element(), on_map(point)))
         .find(|&(_, _, ok)| !ok);
@@ -155,6 +158,7 @@ fn bad_platoon_value(p: &Platoon) -> Option<(&'static str, f32)> {
     let arrays = (p.pull.iter().map(|&v| ("pull", v, v.is_finite())))
         .chain(p.bridge_span.iter().map(|&v| ("bridge_span", v, v.is_finite())))
         .chain(p.cruise.iter().map(|&v| ("cruise", v, v >= 0.0)))
+        .chain(p.leap_hold.iter().map(|&v| ("leap_hold", v, v.is_finite() && v <= MAX_LOOKAHEAD_S)))
         .find(|&(_, _, ok)| !ok);
     scalar
         .or(point)

@@ -38,6 +38,7 @@
 
 mod bridges;
 pub mod group_pace;
+mod leapfrog;
 mod respot;
 mod softening;
 
@@ -59,12 +60,14 @@ use crate::data::vehicles::ARRIVE_RADIUS;
 use crate::data::unit_limits::clamp_to_map;
 use crate::nav::world::terrain_slowdown;
 use crate::data::vehicles::{NONE, Vehicles};
+use crate::data::points_of_interest::PointsOfInterest;
 use crate::data::platoons::{
     Formation, MAX_MEMBERS, Phase, Platoon, Platoons, Softening, to_world,
 };
 use crate::geometry::polyline::PathView;
 use bridges::*;
 use group_pace::GroupPaces;
+use leapfrog::leapfrog;
 use respot::respot_stalled;
 use softening::*;
 
@@ -100,6 +103,8 @@ pub struct FormationWorld<'a> {
     /// Whether group orders' members keep to their slowest member's pace
     /// ([`group_pace`]).
     pub pace_groups: bool,
+    /// Where element leaders leapfrog to ([`leapfrog`]).
+    pub points_of_interest: &'a PointsOfInterest,
 }
 
 /// What one tick of the stage did.
@@ -374,6 +379,7 @@ fn advance(
     let phase = platoon.phase();
     let mut softened = 0;
     if matches!(phase, Phase::Settling | Phase::Arrived) {
+        platoon.leaping = 0;
         settle(platoon, &members, positions, dt);
         return 0;
     }
@@ -460,7 +466,7 @@ fn advance(
                 // Nor is one that has made no progress for a while: it is
                 // blocked, and waiting for it would block the platoon too
                 // (two platoons crossing would each wait for the other's).
-                if stalled[row] >= STRAGGLER_PATIENCE_S {
+                if stalled[row] >= STRAGGLER_PATIENCE_S || platoon.leaping & (1 << slot) != 0 {
                     return None;
                 }
                 let off_slot = positions[row] - reference[slot];
@@ -507,6 +513,12 @@ fn advance(
             Phase::Moving => platoon.speed + SPEED_GAIN_PER_S * error,
             _ => f32::INFINITY,
         };
+    }
+    if phase == Phase::Moving {
+        let points = world.points_of_interest;
+        leapfrog(platoon, &members, positions, points, world.map, dt);
+    } else {
+        platoon.leaping = 0;
     }
     softened
 }
