@@ -119,6 +119,7 @@ fn steer(world: &mut World) -> SteerStats {
         bodies: &[],
         dt: world.dt,
         tick: 0,
+        factions_share: true,
         walls: None,
     };
     let mut columns = world.sim.vehicles_mut();

@@ -275,6 +275,7 @@ fn steering(c: &mut Criterion) {
                 bodies: &[],
                 dt: *dt,
                 tick: 0,
+                factions_share: true,
                 walls: None,
             };
             let mut timed = Duration::ZERO;

@@ -53,6 +53,7 @@ fn steer_once(sim: &mut Sim, steering: &mut Steering, spatial: &SpatialHash, dt:
         bodies: &[],
         dt,
         tick: 0,
+        factions_share: true,
         walls: None,
     };
     steering.run(&mut sim.vehicles_mut(), world).avoiding

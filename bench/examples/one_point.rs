@@ -1,7 +1,8 @@
 //! Units spawned on one point, the fuzzer's hostile crowd: times the first
 //! ticks and prints what each unit's neighbour search examined:
-//! `cargo run --release -p convoy-bench --example one_point [UNITS] [TICKS] [THREADS]`
-//! (1,000,000 units, one tick, two threads by default).
+//! `cargo run --release -p convoy-bench --example one_point [UNITS] [TICKS] [THREADS] [KIND]`
+//! (1,000,000 infantry, one tick, two threads by default; KIND `starship`
+//! piles starships, whose shields are wider than a hash cell).
 
 use std::time::Instant;
 
@@ -12,10 +13,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut args = std::env::args().skip(1);
     let mut arg = |default: usize| args.next().and_then(|a| a.parse().ok()).unwrap_or(default);
     let (units, ticks, threads) = (arg(1_000_000), arg(1), arg(2));
+    let kind = match std::env::args().nth(4).as_deref() {
+        Some("starship") => VehicleKind::Starship,
+        _ => VehicleKind::Infantry,
+    };
     let mut config = SimConfig::new(Bounds::new(Vec2::splat(-5000.0), Vec2::splat(5000.0)));
     config.threads = threads;
     let mut sim = Sim::new(config)?;
-    let spec = UnitSpec::new(VehicleKind::Infantry, Vec2::ZERO);
+    let spec = UnitSpec::new(kind, Vec2::ZERO);
     let ids = (0..units)
         .map(|_| sim.spawn(&spec))
         .collect::<Result<Vec<_>, _>>()?;

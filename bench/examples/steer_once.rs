@@ -43,6 +43,7 @@ fn run_once(
         bodies: &[],
         dt,
         tick: 0,
+        factions_share: true,
         walls: None,
     };
     let mut columns = sim.vehicles_mut();

@@ -189,7 +189,11 @@ impl Target {
             sim.step(1.0 / 60.0);
             sim_finite(sim).map_err(|error| format!("tick {tick}: {error}"))?;
         }
-        Ok(())
+        // Every state the tick produces saves and restores.
+        let mut saved = Vec::new();
+        sim.save(&mut saved).map_err(|error| error.to_string())?;
+        sim.restore(&mut &saved[..])
+            .map_err(|error| format!("the tick's own state is refused: {error}"))
     }
 }
 

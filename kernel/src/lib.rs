@@ -36,11 +36,12 @@ pub use instrument::{
     Stage, StageStats, SteeringFigures, TickTrace, TimingReport,
 };
 pub use nav::polygon::BridgeSpec;
-pub use nav::visgraph::{BridgeError, FactionId};
+pub use nav::visgraph::{BridgeError, FactionId, ObstacleError, ObstacleId};
 pub use rayon;
 pub use sim::snapshot::SnapshotError;
 pub use sim::{
-    BadStep, ConfigError, EngineColumns, Event, Map, MoveState, OrderError, ParamsError,
-    PlatoonView, Quality, QueryError, QueryFilter, QueryHit, Sim, SimConfig, UnreachableGoals,
+    ConfigError, EngineColumns, Event, FactionAvoidance, Map, MoveState, OrderError, ParamsError,
+    PlatoonView, Quality, QueryError, QueryFilter, QueryHit, Sim, SimConfig, StepError,
+    UnreachableGoals,
 };
 pub use stages::steering::field::{Disc, OrbitingBody};

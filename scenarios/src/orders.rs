@@ -16,13 +16,13 @@
 
 use glam::Vec2;
 
-use convoy::nav::{GridPlanner, WorldMap};
+use convoy::nav::GridPlanner;
 
 use convoy::random::mix64;
 use convoy::{Phase, PlatoonError, PlatoonId, Sim};
 
 use crate::profile::{Layout, Profile};
-use crate::scenario::{ORDER_STREAMS, goal_within, random_cell, scan_from};
+use crate::scenario::{ORDER_STREAMS, goal_within, random_cell, scan_from, shortest_length};
 
 /// A leg's ideal time counts as at least this, seconds: a platoon ordered
 /// a few metres away spends its time forming up, not travelling.
@@ -199,7 +199,7 @@ impl Orders {
     /// Platoon `index`'s goal after `tick`: a random open cell of its
     /// region on a scattered map, else the end of its crossing it is
     /// farther from.
-    fn next_goal(&self, sim: &Sim, index: usize, tick: u64) -> Vec2 {
+    fn next_goal(&mut self, sim: &Sim, index: usize, tick: u64) -> Vec2 {
         let position = sim
             .platoon(self.platoons[index])
             .map_or(Vec2::ZERO, |platoon| platoon.position());
@@ -207,7 +207,8 @@ impl Orders {
             (true, Some(map)) => {
                 let draw = mix64((index as u64) << 32 ^ tick);
                 if self.range_m > 0.0 {
-                    return goal_within(map, self.seed, position, self.range_m, draw);
+                    let (seed, range) = (self.seed, self.range_m);
+                    return goal_within(map, &mut self.planner, (seed, draw), position, range);
                 }
                 let here = map.cell_at(position);
                 let first = random_cell(map, self.seed, ORDER_STREAMS, draw);
@@ -253,29 +254,4 @@ impl Orders {
             logged: false,
         }
     }
-}
-
-/// The shortest path's length from `start` to `goal` on `map`: the grid
-/// path pulled taut by line of sight, or the straight line where no path
-/// joins them.
-fn shortest_length(planner: &mut GridPlanner, map: &WorldMap, start: Vec2, goal: Vec2) -> f64 {
-    let straight = f64::from(start.distance(goal));
-    let (Some(from), Some(to)) = (map.cell_at(start), map.cell_at(goal)) else {
-        return straight;
-    };
-    let Ok(path) = planner.find_path(map.grid(), from, to) else {
-        return straight;
-    };
-    let mut corners = Vec::new();
-    if !map.corners_into(&path, goal, &mut corners) {
-        // Cut at the route's corner limit: the grid path's own length.
-        return path.length * f64::from(map.cell_size());
-    }
-    let mut length = 0.0;
-    let mut at = start;
-    for corner in corners {
-        length += f64::from(at.distance(corner));
-        at = corner;
-    }
-    length.max(straight)
 }

@@ -8,12 +8,13 @@ use std::sync::Arc;
 
 use convoy::nav::polygon::{load_mesh, load_polygon_map, rasterize};
 use convoy::nav::{
-    Cell, GraphConfig, MapError, Mobility, PolygonNavigator, WorldMap, WorldMapError, load_map,
+    Cell, GraphConfig, GridPlanner, MapError, Mobility, PolygonNavigator, WorldMap, WorldMapError,
+    load_map,
 };
 use convoy::random::unit_f32;
 use convoy::{
-    Bounds, ConfigError, Map, OrderError, PlatoonError, Sim, SimConfig, SpawnError, UnitSpec,
-    UnreachableGoals, VehicleKind,
+    Bounds, ConfigError, FactionAvoidance, Map, OrderError, PlatoonError, Sim, SimConfig,
+    SpawnError, UnitSpec, UnreachableGoals, VehicleKind,
 };
 use thiserror::Error;
 
@@ -101,6 +102,7 @@ fn scatter(
     let mut units = Vec::with_capacity(scenario.units as usize);
     let mut groups = Vec::new();
     let mut lead = UnitSpec::new(VehicleKind::Tracked, Vec2::ZERO);
+    let mut planner = GridPlanner::new();
     for index in 0..u64::from(scenario.units) {
         let kind = pick_kind(&scenario.mix, unit_f32(seed, KIND_STREAM, index));
         let slot = index as usize % size;
@@ -109,7 +111,13 @@ fn scatter(
             let flies = kind.handling().flies;
             let goal = if platoons.order_range_m > 0.0 {
                 let from = map.centre_of(start);
-                goal_within(map, seed, from, platoons.order_range_m, index)
+                goal_within(
+                    map,
+                    &mut planner,
+                    (seed, index),
+                    from,
+                    platoons.order_range_m,
+                )
             } else {
                 map.centre_of(open_cell(map, seed, 2 * index + 1, |cell| {
                     flies || map.grid().connected(start, cell)
@@ -168,18 +176,76 @@ fn open_cell(map: &WorldMap, seed: u64, draw: u64, wanted: impl Fn(Cell) -> bool
     scan_from(map, cell, fits)
 }
 
-/// A point drawn uniformly from the disc of `range_m` round `from`, from
-/// `(seed, ORDER_STREAMS, draw)` (a player's click near a unit), moved to
-/// the centre of the nearest open cell of `from`'s region.
-pub(crate) fn goal_within(map: &WorldMap, seed: u64, from: Vec2, range_m: f32, draw: u64) -> Vec2 {
+/// A player's click near a unit: a point drawn uniformly from the disc of
+/// `range_m` round `from`, from `(seed, ORDER_STREAMS, draw)`, moved to
+/// the centre of the nearest open cell of `from`'s region. A click whose
+/// shortest path is longer than [`PATH_RANGE_FACTOR`] × `range_m` (near as
+/// the crow flies, far round a wall) is drawn again, up to [`CLICK_DRAWS`]
+/// times; then the click with the shortest path is taken.
+pub(crate) fn goal_within(
+    map: &WorldMap,
+    planner: &mut GridPlanner,
+    (seed, draw): (u64, u64),
+    from: Vec2,
+    range_m: f32,
+) -> Vec2 {
+    let Some(region) = map.cell_at(from).and_then(|cell| map.grid().region(cell)) else {
+        return from;
+    };
     let (x_stream, y_stream) = ORDER_STREAMS;
-    let angle = std::f32::consts::TAU * unit_f32(seed, x_stream, draw);
-    let reach = range_m * unit_f32(seed, y_stream, draw).sqrt();
-    let click = from + Vec2::from_angle(angle) * reach;
-    map.cell_at(from)
-        .and_then(|cell| map.grid().region(cell))
-        .and_then(|region| map.nearest_open_in_region(click, region))
-        .unwrap_or(from)
+    let mut best = (f64::INFINITY, from);
+    for attempt in 0..CLICK_DRAWS {
+        let draw = draw.wrapping_mul(CLICK_DRAWS).wrapping_add(attempt);
+        let angle = std::f32::consts::TAU * unit_f32(seed, x_stream, draw);
+        let reach = range_m * unit_f32(seed, y_stream, draw).sqrt();
+        let click = from + Vec2::from_angle(angle) * reach;
+        let Some(goal) = map.nearest_open_in_region(click, region) else {
+            continue;
+        };
+        let length = shortest_length(planner, map, from, goal);
+        if length <= f64::from(PATH_RANGE_FACTOR * range_m) {
+            return goal;
+        }
+        if length < best.0 {
+            best = (length, goal);
+        }
+    }
+    best.1
+}
+
+/// A click's path may be at most this many times the order range.
+pub const PATH_RANGE_FACTOR: f32 = 2.0;
+/// Clicks drawn before the one with the shortest path is taken.
+const CLICK_DRAWS: u64 = 8;
+
+/// The shortest path's length from `start` to `goal` on `map`: the grid
+/// path pulled taut by line of sight, or the straight line where no path
+/// joins them.
+pub(crate) fn shortest_length(
+    planner: &mut GridPlanner,
+    map: &WorldMap,
+    start: Vec2,
+    goal: Vec2,
+) -> f64 {
+    let straight = f64::from(start.distance(goal));
+    let (Some(from), Some(to)) = (map.cell_at(start), map.cell_at(goal)) else {
+        return straight;
+    };
+    let Ok(path) = planner.find_path(map.grid(), from, to) else {
+        return straight;
+    };
+    let mut corners = Vec::new();
+    if !map.corners_into(&path, goal, &mut corners) {
+        // Cut at the route's corner limit: the grid path's own length.
+        return path.length * f64::from(map.cell_size());
+    }
+    let mut length = 0.0;
+    let mut at = start;
+    for corner in corners {
+        length += f64::from(at.distance(corner));
+        at = corner;
+    }
+    length.max(straight)
 }
 
 /// A cell drawn uniformly from `(seed, streams, draw)`.
@@ -365,6 +431,7 @@ pub fn build(profile: &Profile, threads: usize) -> Result<Sim, BuildError> {
         bodies: profile.steering.bodies.clone(),
         map,
         unreachable_goals: UnreachableGoals::MoveToNearest,
+        faction_avoidance: FactionAvoidance::Shared,
     };
     let planned = !matches!(config.map, Map::Open);
     let mut sim = Sim::new(config)?;

@@ -84,3 +84,35 @@ fn platoons_are_reordered_on_arrival_and_never_beat_the_shortest_path() {
     let summary = log.summary(sim.time_s());
     assert!((summary.arrivals_per_minute - f64::from(total)).abs() < 1e-3);
 }
+
+/// The shipped arena2 (grid) and skirmish (polygon) profiles at 250 units:
+/// 50 platoons of five mixed kinds, each clicked to a point within 100 m
+/// whose path is at most 200 m. Nearly every platoon finishes its first
+/// leg within the minute the profile allows it (members pinned near their
+/// spots take the place where they stand; stragglers are waited for by
+/// their own top speed).
+#[test]
+fn nearly_every_platoon_of_arena2_and_skirmish_arrives_within_its_first_minute() {
+    for name in ["arena2", "skirmish"] {
+        let file = format!("{}/../profiles/{name}.toml", env!("CARGO_MANIFEST_DIR"));
+        let mut profile = Profile::load(std::path::Path::new(&file)).unwrap();
+        profile.scenario.units = 250;
+        let mut sim = convoy_scenarios::build(&profile, 2).unwrap();
+        let mut orders = convoy_scenarios::Orders::new(&profile, &sim);
+        let ids: Vec<_> = sim.platoon_views().map(|platoon| platoon.id()).collect();
+        let mut arrived = vec![false; ids.len()];
+        for _ in 0..3600 {
+            orders.before_step(&mut sim).unwrap();
+            sim.step(profile.run.dt);
+            for (arrived, &id) in arrived.iter_mut().zip(&ids) {
+                *arrived |= sim.platoon(id).unwrap().phase() == Phase::Arrived;
+            }
+        }
+        let count = arrived.iter().filter(|&&arrived| arrived).count();
+        assert!(
+            count >= 47,
+            "{name}: {count} of {} platoons arrived",
+            ids.len()
+        );
+    }
+}

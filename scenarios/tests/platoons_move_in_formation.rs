@@ -494,6 +494,23 @@ fn platoons_ordered_to_one_place_get_distinct_spots_and_all_arrive() {
     assert_on_distinct_spots(&sim);
 }
 
+/// A platoon ordered to the point where it stands has a route of no
+/// length that ends at its goal: it arrives, and asks for no more paths.
+#[test]
+fn a_platoon_ordered_to_where_it_stands_arrives_and_asks_for_nothing_more() {
+    let map = open_map();
+    let mut sim = sim_on(&map, 2);
+    let spec = PlatoonSpec::force21(Formation::Wedge);
+    let id = platoon(&mut sim, VehicleKind::Tracked, at(30.0, 30.0), &spec);
+    let here = sim.platoon(id).expect("live").position();
+    sim.order_platoon(id, here, None).expect("valid");
+    for _ in 0..300 {
+        sim.step(DT);
+    }
+    assert_eq!(sim.platoon(id).expect("live").phase(), Phase::Arrived);
+    assert_eq!(sim.open_path_requests(), 0);
+}
+
 /// The arena2 profile (400 units, 80 platoons, re-ordered every 10 s) on
 /// arena2: no platoon's path ever crosses a wall, though a platoon stands
 /// off its cell's centre when it plans (string pulling sees the first

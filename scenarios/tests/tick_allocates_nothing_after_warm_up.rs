@@ -24,9 +24,11 @@ fn main() {
         a_hundred_ticks_of_ten_thousand_units_allocate_nothing_after_warm_up as fn(),
         planning_on_a_map_allocates_nothing_after_warm_up,
         ticks_after_a_world_edit_allocate_nothing,
+        ticks_after_an_obstacle_allocate_nothing,
         platoons_in_formation_allocate_nothing_after_warm_up,
         platoons_at_a_bridge_allocate_nothing_after_warm_up,
         a_fine_grid_rebuilds_without_allocating,
+        steps_after_engine_edits_allocate_nothing,
     ] {
         std::thread::spawn(check).join().expect("the check passed");
     }
@@ -118,6 +120,54 @@ fn ticks_after_a_world_edit_allocate_nothing() {
     assert_eq!(allocations, 0, "allocations in 100 ticks after world edits");
 }
 
+/// The skirmish profile (a polygon map) after warm-up: obstacles placed
+/// between ticks under moving units (displaced, replanning) and across
+/// their routes; the calls may allocate (the graph is rebuilt, the search
+/// context grown), the 100 ticks after them may not.
+fn ticks_after_an_obstacle_allocate_nothing() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../profiles/skirmish.toml");
+    let mut profile = Profile::load(std::path::Path::new(path)).unwrap();
+    profile.scenario.units = 1000;
+    profile.platoons.size = 0;
+    let mut sim = convoy_scenarios::build(&profile, 2).unwrap();
+    while sim.open_path_requests() > 0 {
+        sim.step(profile.run.dt);
+    }
+    for row in 0..200 {
+        let goal = sim.vehicles().columns().position()[row + 500];
+        let id = sim.vehicles().id_at(row).unwrap();
+        sim.order_move(id, goal).unwrap();
+    }
+    for _ in 0..30 {
+        sim.step(profile.run.dt);
+    }
+    let mut placed = 0;
+    let ground: Vec<usize> = (0..200)
+        .filter(|&row| sim.vehicles().columns().altitude()[row] <= 0.0)
+        .step_by(40)
+        .collect();
+    for row in ground {
+        let at = sim.vehicles().columns().position()[row];
+        let square =
+            [(-6.0, -6.0), (6.0, -6.0), (6.0, 6.0), (-6.0, 6.0)].map(|(x, y)| at + Vec2::new(x, y));
+        placed += usize::from(sim.add_obstacle(&square).is_ok());
+    }
+    assert!(placed >= 3, "{placed} obstacles placed");
+    let mut displaced = 0;
+    let (allocations, ()) = allocations_during(|| {
+        for _ in 0..100 {
+            sim.step(profile.run.dt);
+            displaced += sim
+                .events()
+                .iter()
+                .filter(|event| matches!(event, convoy::Event::Displaced(_)))
+                .count();
+        }
+    });
+    assert!(displaced >= 3, "obstacles went up under units: {displaced}");
+    assert_eq!(allocations, 0, "allocations in 100 ticks after obstacles");
+}
+
 /// The arena2 profile's platoons: warm-up plans and moves them (the
 /// softening searches and every platoon route grow); then every platoon is
 /// ordered somewhere new between ticks, and 100 ticks of planning and
@@ -177,6 +227,46 @@ fn a_fine_grid_rebuilds_without_allocating() {
     assert_eq!(
         allocations, 0,
         "allocations inside a rebuild of a fine grid"
+    );
+}
+
+/// The default profile at 1,000 units after warm-up: before each of 100
+/// ticks the engine knocks units back, teleports one and writes values out
+/// of range through `columns_mut`; `try_step` refuses them and `step` puts
+/// them right, all without allocating.
+fn steps_after_engine_edits_allocate_nothing() {
+    let text = include_str!("../../profiles/default.toml");
+    let mut profile = Profile::parse(text, "default.toml").unwrap();
+    profile.scenario.units = 1000;
+    let mut sim = convoy_scenarios::build(&profile, 2).unwrap();
+    for _ in 0..10 {
+        sim.step(profile.run.dt);
+    }
+    let mut refused = 0;
+    let (allocations, ()) = allocations_during(|| {
+        for tick in 0..100 {
+            let columns = sim.columns_mut();
+            for row in (tick % 7..columns.velocity.len()).step_by(7) {
+                columns.velocity[row] *= -2.0;
+            }
+            columns.position[tick] = Vec2::new(f32::NAN, 1e30);
+            columns.max_speed[tick + 1] = -1.0;
+            refused += usize::from(sim.try_step(profile.run.dt).is_err());
+            sim.step(profile.run.dt);
+        }
+    });
+    assert_eq!(refused, 100, "every bad edit was refused by try_step");
+    assert!(
+        sim.vehicles()
+            .columns()
+            .position()
+            .iter()
+            .all(|p| p.is_finite()),
+        "step put the edits right"
+    );
+    assert_eq!(
+        allocations, 0,
+        "allocations in 100 steps after engine edits"
     );
 }
 

@@ -82,6 +82,13 @@ pub(crate) fn on_map(point: Vec2) -> bool {
     point.abs().max_element() <= MAX_COORDINATE && point.is_finite()
 }
 
+/// The point of the map (within [`MAX_COORDINATE`] of 0 on each axis)
+/// nearest `point`, a finite one.
+#[must_use]
+pub(crate) fn clamp_to_map(point: Vec2) -> Vec2 {
+    point.clamp(Vec2::splat(-MAX_COORDINATE), Vec2::splat(MAX_COORDINATE))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

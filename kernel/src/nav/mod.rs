@@ -55,8 +55,8 @@ pub use movingai::{
 pub use quadtree::{Leaf, QuadPath, QuadPlanner, Quadtree, QuadtreeError, supercover};
 pub use regions::RegionLabels;
 pub use visgraph::{
-    BridgeTraffic, FactionId, GraphConfig, NavError, PathCost, PolygonNavigator, QueryOptions,
-    SearchAlgorithm, StartInsertion, VisGraph, VisSearch,
+    BridgeTraffic, FactionId, GraphConfig, NavError, ObstacleError, ObstacleId, PathCost,
+    PolygonNavigator, QueryOptions, SearchAlgorithm, StartInsertion, VisGraph, VisSearch,
 };
 pub use world::{EditError, WorldMap, WorldMapError};
 

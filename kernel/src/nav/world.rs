@@ -188,6 +188,17 @@ impl WorldMap {
         self.ground.as_ref()
     }
 
+    /// The identity of the map as first built: a rasterised polygon map's
+    /// ground as first drawn (the bridges that come and go and the
+    /// obstacles added at run time change its cells, not this), else
+    /// [`WorldMap::identity`].
+    #[must_use]
+    pub fn base_identity(&self) -> u64 {
+        self.ground
+            .as_ref()
+            .map_or(self.identity, |ground| ground.identity())
+    }
+
     /// Whether every cell in the rectangle spanned by `a` and `b` is
     /// passable.
     #[must_use]
@@ -433,6 +444,15 @@ impl WorldMap {
             }
             let corner = cells[visible];
             if corner == last {
+                // The cells see each other, centre to centre; the goal is
+                // a point of its cell, which the anchor may not see past a
+                // wall's corner: then the route goes by the cell's centre.
+                if !self.segment_is_clear(self.centre_of(anchor), goal) {
+                    out.push(self.centre_of(last));
+                    if out.len() == ROUTE_POINTS {
+                        return false;
+                    }
+                }
                 out.push(goal);
                 return true;
             }

@@ -41,7 +41,8 @@ impl Sim {
     /// A 64-bit XXH3 hash of the whole simulation state: every section a
     /// snapshot holds (tick, map identity, unit count and clock, every
     /// column, the handle table, the path queue and searches in flight,
-    /// routes, platoons and world edits). Equal checksums mean bit-identical state.
+    /// routes, platoons, cell edits and run-time obstacles). Equal checksums
+    /// mean bit-identical state.
     /// Allocates nothing.
     #[must_use]
     pub fn checksum(&self) -> u64 {
@@ -72,6 +73,8 @@ impl Sim {
         sections.add(&["platoon_free"], bytemuck::cast_slice(&platoons.free));
         sections.add(&["platoon_routes"], bytemuck::cast_slice(platoons.routes().as_slice()));
         sections.add(&["edits"], bytemuck::cast_slice(self.cell_edits()));
+        sections.head(&["obstacles"], self.obstacles_section_len());
+        self.feed_obstacles(|bytes| sections.0.update(bytes));
         sections.0.digest()
     }
 }

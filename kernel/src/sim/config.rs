@@ -56,6 +56,32 @@ pub struct SimConfig {
     pub map: Map,
     /// What a move order does with a goal its unit cannot reach.
     pub unreachable_goals: UnreachableGoals,
+    /// How reciprocal avoidance shares the work between units of
+    /// different factions.
+    pub faction_avoidance: FactionAvoidance,
+}
+
+/// Who takes how much of reciprocal avoidance ([`SteerMode::Reciprocal`]
+/// units, ORCA), by faction.
+///
+/// ORCA splits the avoidance of a pair half and half, trusting the other
+/// unit to take its half; from an immovable unit a unit takes all of it.
+/// RVO2's successors let an engine move that split: `dodgy_2d`'s
+/// `avoidance_responsibility` (landmass gives the characters it does not
+/// control none of it), Unreal's avoidance weight and avoidance groups,
+/// Godot's avoidance priority. Here the split follows the units' factions
+/// ([`UnitSpec::faction`](crate::UnitSpec::faction)).
+///
+/// [`SteerMode::Reciprocal`]: crate::SteerMode::Reciprocal
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum FactionAvoidance {
+    /// Every movable neighbour takes half, whatever its faction (RVO2).
+    #[default]
+    Shared,
+    /// A unit shares avoidance half and half with its own faction only;
+    /// from another faction's unit it takes all of it, as from an
+    /// immovable one: it counts on no enemy to make way for it.
+    OwnFactionOnly,
 }
 
 impl SimConfig {
@@ -77,6 +103,7 @@ impl SimConfig {
             bodies: Vec::new(),
             map: Map::Open,
             unreachable_goals: UnreachableGoals::MoveToNearest,
+            faction_avoidance: FactionAvoidance::Shared,
         }
     }
 }

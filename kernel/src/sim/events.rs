@@ -27,7 +27,8 @@ pub enum Event {
     RowsReordered,
     /// The unit came within its arrival radius of its goal.
     Arrived(UnitId),
-    /// The unit's path request found no path; it holds where it is.
+    /// The unit's path request found no path, or a world edit cut it off
+    /// under `UnreachableGoals::Refuse`; it holds where it is.
     NoPath(UnitId),
     /// The unit stopped making progress toward its drive-to point.
     Stuck(UnitId),

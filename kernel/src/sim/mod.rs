@@ -14,6 +14,7 @@ use thiserror::Error;
 
 mod checksum;
 mod config;
+mod engine_edits;
 mod events;
 mod group_plan;
 mod group_spots;
@@ -24,9 +25,11 @@ mod queries;
 mod views;
 pub mod snapshot;
 mod snapshot_values;
+mod obstacle_edits;
+mod world_catch_up;
 mod world_edits;
 
-pub use config::{ConfigError, Map, SimConfig};
+pub use config::{ConfigError, FactionAvoidance, Map, SimConfig};
 pub use events::Event;
 pub use orders::{MoveState, OrderError, UnreachableGoals};
 pub use quality::Quality;
@@ -50,10 +53,23 @@ use crate::stages::steering::field::Disc;
 use crate::stages::steering::{SteerWorld, Steering};
 use crate::data::vehicles::{SpawnError, StaleUnit, UnitId, UnitSpec, Vehicles};
 
-/// A `dt` [`Sim::try_step`] refuses.
+/// Why [`Sim::try_step`] refused to step; nothing changed.
 #[derive(Clone, Copy, Debug, PartialEq, Error)]
-#[error("dt must be a positive finite number of seconds, was {0}")]
-pub struct BadStep(pub f32);
+pub enum StepError {
+    /// `dt` is NaN, infinite or not positive.
+    #[error("dt must be a positive finite number of seconds, was {0}")]
+    BadDt(f32),
+    /// A value written through [`Sim::columns_mut`] since the last step is
+    /// out of the range a spawned unit's must lie in (the error names the
+    /// field; the ranges of [`crate::unit_limits`]).
+    #[error("unit {unit:?} after an edit through `columns_mut`: {source}")]
+    BadEdit {
+        /// The unit whose value is out of range.
+        unit: UnitId,
+        /// The rule it breaks, naming the field.
+        source: SpawnError,
+    },
+}
 
 /// The simulation: vehicles, stages and instruments. Working memory is
 /// reused across ticks, so after the first tick `step` does not allocate.
@@ -80,6 +96,9 @@ pub struct Sim {
     /// Whether `spatial` holds the units as they are (rebuilt at the end of
     /// the last tick, and no unit spawned, despawned or moved since).
     spatial_fresh: bool,
+    /// Whether the engine took [`Sim::columns_mut`] since the last step:
+    /// the next step checks the columns first.
+    edited: bool,
     pub(crate) tick: u64,
     pub(crate) time_s: f64,
 }
@@ -131,6 +150,7 @@ impl Sim {
             spatial_stage: SpatialStage::default(),
             pool,
             spatial_fresh: false,
+            edited: false,
             tick: 0,
         })
     }
@@ -247,23 +267,45 @@ impl Sim {
     }
 
     /// Advances the world by `dt` seconds (at most `max_dt`), running
-    /// every stage in order.
+    /// every stage in order. Values written through [`Sim::columns_mut`]
+    /// since the last step that are out of range ([`StepError::BadEdit`])
+    /// are put right first: one beyond its range becomes the end it
+    /// passed; NaN, and a speed, acceleration or turn rate not above 0,
+    /// what a unit of its kind spawned where the unit stood when last
+    /// steered has (that place for a position, no velocity, the kind's
+    /// altitude and limits). [`Sim::try_step`] refuses them instead.
     ///
     /// # Panics
     /// If `dt` is NaN, infinite or not positive; [`Sim::try_step`] returns
     /// an error instead.
     pub fn step(&mut self, dt: f32) {
-        if let Err(error) = self.try_step(dt) {
-            panic!("{error}");
+        if !(dt.is_finite() && dt > 0.0) {
+            panic!("{}", StepError::BadDt(dt));
         }
+        if self.edited {
+            self.put_edits_right();
+        }
+        self.run_tick(dt);
     }
 
-    /// [`Sim::step`] for an untrusted `dt`: refused, with nothing changed,
-    /// unless it is a positive finite number of seconds.
-    pub fn try_step(&mut self, dt: f32) -> Result<(), BadStep> {
+    /// [`Sim::step`] for untrusted input: refused, with nothing changed,
+    /// unless `dt` is a positive finite number of seconds and every value
+    /// written through [`Sim::columns_mut`] since the last step lies in
+    /// its range (the error names the first unit, by row, and field).
+    pub fn try_step(&mut self, dt: f32) -> Result<(), StepError> {
         if !(dt.is_finite() && dt > 0.0) {
-            return Err(BadStep(dt));
+            return Err(StepError::BadDt(dt));
         }
+        if self.edited {
+            self.check_edits()?;
+        }
+        self.run_tick(dt);
+        Ok(())
+    }
+
+    /// One tick of a checked `dt`, on columns in range.
+    fn run_tick(&mut self, dt: f32) {
+        self.edited = false;
         let dt = dt.min(self.config.max_dt);
         let reordered = match self.pool.clone() {
             Some(pool) => pool.install(|| self.run_stages(dt)),
@@ -274,7 +316,6 @@ impl Sim {
             .collect(&mut self.vehicles, &self.platoons, reordered);
         self.tick += 1;
         self.time_s += f64::from(dt);
-        Ok(())
     }
 
     /// What happened in the last tick (rows reordered, units displaced by
@@ -412,6 +453,7 @@ impl Sim {
                     bodies: discs,
                     dt,
                     tick: *tick,
+                    factions_share: config.faction_avoidance == FactionAvoidance::Shared,
                     walls: match &config.map {
                         Map::Grid(map) => Some(map),
                         Map::Open | Map::Polygon { .. } => None,
@@ -519,8 +561,10 @@ impl Sim {
     }
 
     /// Identifies the world a snapshot belongs to: a hash of the bounds,
-    /// the spatial cell size, the grid map and the polygon map's graph size
-    /// and bridges (which stand, and what each faction believes).
+    /// the spatial cell size, the grid map (or the polygon map's raster)
+    /// as built, and the polygon map's graph size as built and bridges
+    /// (which stand, and what each faction believes). Cell edits and
+    /// run-time obstacles are not part of it: snapshots carry them.
     #[must_use]
     pub fn map_identity(&self) -> u64 {
         let mut hasher = xxhash_rust::xxh3::Xxh3::new();
@@ -528,10 +572,12 @@ impl Sim {
         hasher.update(bytemuck::bytes_of(&self.config.bounds.max));
         hasher.update(&self.spatial.cell_size().to_le_bytes());
         if let Some(map) = self.config.map.grid() {
-            hasher.update(&map.identity().to_le_bytes());
+            // As built: cell edits and run-time obstacles are the
+            // snapshot's own sections.
+            hasher.update(&map.base_identity().to_le_bytes());
         }
         if let Some(nav) = self.config.map.polygon() {
-            hasher.update(&(nav.total_nodes() as u64).to_le_bytes());
+            hasher.update(&(nav.identity_nodes() as u64).to_le_bytes());
             // Bridges removed or added at run time, and who knows: a
             // snapshot restores only into a world whose bridges match.
             nav.hash_bridges(&mut hasher);
@@ -545,15 +591,30 @@ impl Sim {
         &mut self,
         reader: &mut impl std::io::Read,
     ) -> Result<(), snapshot::SnapshotError> {
-        let state = snapshot::read(reader, self.map_identity())?;
+        self.restore_checking(reader, snapshot::EditedColumns::Check)
+    }
+
+    /// [`Sim::restore`], checking the columns an engine writes or, for a
+    /// copy of a `Sim` with edits not yet stepped, leaving them to the next
+    /// step as the original does.
+    fn restore_checking(
+        &mut self,
+        reader: &mut impl std::io::Read,
+        engine: snapshot::EditedColumns,
+    ) -> Result<(), snapshot::SnapshotError> {
+        let state = snapshot::read(reader, self.map_identity(), engine)?;
         let edited = self
             .edits
             .replay(&state.edits)
             .map_err(snapshot::SnapshotError::Inconsistent)?;
+        let polygon = self.replay_obstacles(state.obstacles)?;
         let map = edited.as_deref().or(self.config.map.grid());
         let flights = snapshot::rebuild_flights(&state.flights, map)?;
         if let Some(map) = edited {
             self.config.map = Map::Grid(map);
+        }
+        if let Some(map) = polygon {
+            self.config.map = map;
         }
         self.edits.set_list(state.edits);
         self.reserve(state.vehicles.len());
@@ -569,6 +630,7 @@ impl Sim {
         self.tick = state.tick;
         self.time_s = state.time_s;
         self.spatial_fresh = false;
+        self.edited = engine == snapshot::EditedColumns::Unchecked;
         self.events = EventLog::default();
         self.events
             .reserve(self.vehicles.len(), self.platoons.records.len());
@@ -580,6 +642,15 @@ impl Sim {
     /// `docs/snapshots.md`): sections, each under a checksum.
     pub fn save(&self, writer: &mut impl std::io::Write) -> std::io::Result<()> {
         snapshot::write(self, writer)
+    }
+
+    /// Runs `work` (a rebuild between ticks) on this `Sim`'s threads: in
+    /// its pool, or on the calling thread alone with one thread.
+    pub(crate) fn on_own_threads<R: Send>(&self, work: impl FnOnce() -> R + Send) -> R {
+        match &self.pool {
+            Some(pool) => pool.install(work),
+            None => crate::parallel::sequentially(work),
+        }
     }
 
     /// The budgets the instruments compare against.
@@ -598,7 +669,8 @@ impl Sim {
 /// A copy that continues bit-identically (rollback): this `Sim`'s snapshot
 /// restored into a new one that shares its pool and map. Instruments start
 /// empty, and the copy's next tick may announce a reorder of rows already
-/// in order.
+/// in order. Edits through [`Sim::columns_mut`] not yet stepped are copied
+/// unchecked, and the copy's next step checks them as the original's does.
 impl Clone for Sim {
     fn clone(&self) -> Sim {
         let mut bytes = Vec::new();
@@ -612,7 +684,12 @@ impl Clone for Sim {
         }
         let mut sim = Sim::new(config).expect("this configuration built a Sim already");
         sim.config.pool.clone_from(&self.config.pool);
-        sim.restore(&mut bytes.as_slice())
+        let engine = if self.edited {
+            snapshot::EditedColumns::Unchecked
+        } else {
+            snapshot::EditedColumns::Check
+        };
+        sim.restore_checking(&mut bytes.as_slice(), engine)
             .expect("a Sim's own snapshot restores into its own world");
         sim
     }

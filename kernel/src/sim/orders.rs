@@ -40,7 +40,9 @@ pub enum MoveState {
     Moving,
     /// Within 2.5 m of its goal (also after [`Sim::stop`]).
     Arrived,
-    /// Its last path request found no path; it holds where it was.
+    /// Its last path request found no path, or a world edit cut it off
+    /// under [`UnreachableGoals::Refuse`]; it holds where it was until a
+    /// new order, or a world edit that puts its goal back in reach.
     NoPath,
     /// No progress toward its drive-to point for 10 s.
     Stuck,
@@ -90,7 +92,7 @@ pub enum OrderError {
 /// two that have arrived. The `group_order` example measures it on arena2:
 /// 20 tanks all arrive in 1.3× a lone tank's time at 2 lengths, 2.2× at
 /// 1.25.
-const SPOT_SPACING_LENGTHS: f32 = 2.0;
+pub(super) const SPOT_SPACING_LENGTHS: f32 = 2.0;
 
 impl Sim {
     /// Orders a unit to `goal`: queued for the `paths` stage. Returns the
@@ -99,9 +101,10 @@ impl Sim {
     /// is served the unit's own checks ask for no path (theirs would lead
     /// to the old goal and, being newer, replace the order).
     pub fn order_move(&mut self, unit: UnitId, goal: Vec2) -> Result<Vec2, OrderError> {
-        let goal = self.reachable_goal(unit, goal)?;
-        self.queue_move(unit, goal);
-        Ok(goal)
+        let target = self.reachable_goal(unit, goal)?;
+        self.queue_move(unit, target);
+        self.remember_wanted(unit, goal, target);
+        Ok(target)
     }
 
     /// Orders `units` to `goal` as one group: each member gets its own
@@ -153,10 +156,11 @@ impl Sim {
             targets.push(self.reachable_goal(unit, spot)?);
         }
         let heading = facing.y.atan2(facing.x);
-        for &unit in units {
+        for (k, &unit) in units.iter().enumerate() {
             self.leave_platoon(unit).expect("checked live above");
             let row = self.vehicles.row_of(unit).expect("checked live above");
             self.vehicles.columns_mut().final_heading[row] = heading;
+            self.remember_wanted(unit, spots[k], targets[k]);
         }
         self.paths.cancel(&sorted(units));
         self.plan_group(units, &targets, goal);
@@ -181,6 +185,7 @@ impl Sim {
             columns.route_len[row] = 0;
             columns.route_next[row] = 0;
             columns.route_pending[row] = PathState::Settled as u8;
+            columns.wanted_goal[row] = Vec2::NAN;
         }
         Ok(())
     }
@@ -280,6 +285,18 @@ impl Sim {
         }
     }
 
+    /// Notes that `unit`, ordered to `wanted`, heads for `target`: the
+    /// `wanted_goal` column keeps `wanted` while the two differ (a world
+    /// edit that makes it reachable sends the unit there), NaN otherwise.
+    pub(super) fn remember_wanted(&mut self, unit: UnitId, wanted: Vec2, target: Vec2) {
+        let row = self.vehicles.row_of(unit).expect("checked by the caller");
+        self.vehicles.columns_mut().wanted_goal[row] = if wanted == target {
+            Vec2::NAN
+        } else {
+            wanted
+        };
+    }
+
     /// Queues `unit`'s request for `goal` (already checked).
     pub(super) fn queue_move(&mut self, unit: UnitId, goal: Vec2) {
         let row = self.vehicles.row_of(unit).expect("checked by the caller");
@@ -310,7 +327,7 @@ pub(crate) fn move_state_at(columns: &Columns, row: usize) -> MoveState {
 
 /// Whether a square of half-width `half` about `spot` lies on open cells
 /// of `region` (its centre and four corners).
-fn footprint_in_region(map: &WorldMap, spot: Vec2, half: f32, region: u32) -> bool {
+pub(super) fn footprint_in_region(map: &WorldMap, spot: Vec2, half: f32, region: u32) -> bool {
     let grid = map.grid();
     [Vec2::ZERO, Vec2::new(half, half), Vec2::new(-half, half), Vec2::new(half, -half), Vec2::new(-half, -half)]
         .into_iter()

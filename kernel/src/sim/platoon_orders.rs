@@ -6,17 +6,17 @@ use std::sync::Arc;
 
 use glam::Vec2;
 
-use crate::data::unit_limits::MAX_COORDINATE;
+use crate::data::unit_limits::{MAX_COORDINATE, clamp_to_map, on_map};
 use crate::data::platoons::{
     Formation, MAX_MEMBERS, Phase, Platoon, PlatoonError, PlatoonId, PlatoonSpec, Platoons,
-    SPOT_GAP_M, slot_for_reinforcement, to_world, vacate,
+    slot_for_reinforcement, to_world, vacate,
 };
 use crate::data::path_requests::PathRequest;
 use crate::nav::polygon::{BridgeSpec, redraw_bridge_decks};
 use crate::nav::visgraph::BridgeError;
 use crate::nav::{FactionId, WorldMap};
 use crate::sim::Sim;
-use crate::data::vehicles::{NONE, UnitId};
+use crate::data::vehicles::{NONE, UnitId, VehicleKind};
 
 /// Rings of candidate spots tried around a blocked or taken one.
 const SPOT_RINGS: usize = 12;
@@ -69,6 +69,7 @@ impl Sim {
             self.platoons.records[id.index as usize].members[slot] = unit;
             self.seat(unit, id, slot);
         }
+        self.fit_spacing(id);
         self.reserve(self.vehicles.len());
         Ok(id)
     }
@@ -149,6 +150,7 @@ impl Sim {
             slot_for_reinforcement(&platoon.members).ok_or(PlatoonError::Full(MAX_MEMBERS + 1))?;
         platoon.members[slot] = unit;
         self.seat(unit, id, slot);
+        self.fit_spacing(id);
         if self.platoons.records[id.index as usize].phase() != Phase::Holding {
             self.place_spots(id, false);
         }
@@ -205,6 +207,35 @@ impl Sim {
         Ok(())
     }
 
+    /// Widens platoon `id`'s spacing to the widest body among members that
+    /// can meet another member (two helicopters with 8 m shields need 16 m
+    /// between slots; fliers and ground units pass over each other), so
+    /// every slot and destination spot can hold its member.
+    fn fit_spacing(&mut self, id: PlatoonId) {
+        let record = &self.platoons.records[id.index as usize];
+        let columns = self.vehicles.columns();
+        // Per layer (ground, air): members, and the widest body's width.
+        let mut layers = [(0, 0.0f32); 2];
+        for (_, unit) in record.occupied() {
+            let Some(row) = self.vehicles.row_of(unit) else {
+                continue;
+            };
+            let flies = VehicleKind::from_u8(columns.kind()[row])
+                .is_some_and(|kind| kind.handling().flies);
+            let shield = columns.shield()[row];
+            let layer = &mut layers[usize::from(flies)];
+            layer.0 += 1;
+            layer.1 = layer.1.max(2.0 * shield.x.max(shield.y));
+        }
+        let widest = layers
+            .iter()
+            .filter(|&&(members, _)| members >= 2)
+            .map(|&(_, width)| width)
+            .fold(0.0, f32::max);
+        let record = &mut self.platoons.records[id.index as usize];
+        record.spacing_m = record.spacing_m.max(widest);
+    }
+
     /// The row of `unit`, which must be live and in no platoon.
     fn free_unit_row(&self, unit: UnitId) -> Result<usize, PlatoonError> {
         let row = self
@@ -228,6 +259,7 @@ impl Sim {
         columns.platoon[row] = id.index;
         columns.slot[row] = slot as u32;
         columns.route_len[row] = 0;
+        columns.wanted_goal[row] = Vec2::NAN;
         if ordered {
             self.vehicles.set_goal(unit, spot).expect("a live member");
         }
@@ -328,13 +360,13 @@ impl Sim {
     /// every spot is free, and the platoon's goal with it, so platoons sent
     /// to one place stand side by side instead of interleaved; otherwise,
     /// or where no such place is near, each spot moves on its own.
-    fn place_spots(&mut self, id: PlatoonId, move_goal: bool) {
+    pub(super) fn place_spots(&mut self, id: PlatoonId, move_goal: bool) {
         let record = self.platoons.records[id.index as usize];
         release_spots(&mut self.platoons, &record);
         let map = self.config.map.grid_map().cloned();
         let map = map.as_deref();
         let mut placed = record;
-        let gap = spot_gap(&record);
+        let gap = record.spot_gap();
         // A moved formation keeps two gaps from other platoons' spots, so
         // nobody has to drive between parked units to reach a spot.
         let fits = |shift: Vec2| {
@@ -345,14 +377,14 @@ impl Sim {
             })
         };
         if move_goal && let Some(shift) = nearest_fitting_shift(&record, gap, fits) {
-            placed.goal += shift;
+            placed.goal = clamp_to_map(placed.goal + shift);
         }
         placed.reserved_spots = 0;
         for (slot, _) in record.occupied() {
             let ideal = destination_slot(&placed, slot);
             let spot = rings(ideal, gap)
                 .find(|&point| self.spot_usable(&placed, point, map))
-                .unwrap_or(ideal);
+                .unwrap_or_else(|| clamp_to_map(ideal));
             self.platoons.reserve_spot(spot);
             placed.spots[slot] = spot;
             placed.reserved_spots |= 1 << slot;
@@ -363,8 +395,9 @@ impl Sim {
         }
     }
 
-    /// Whether `point` can be a destination spot of `platoon`: open,
-    /// reachable from its goal, and a gap from every reserved spot.
+    /// Whether `point` can be a destination spot of `platoon`: within the
+    /// coordinate limit, open, reachable from its goal, and a gap from
+    /// every reserved spot.
     fn spot_usable(&self, platoon: &Platoon, point: Vec2, map: Option<&WorldMap>) -> bool {
         let open = match (map, map.and_then(|map| map.cell_at(platoon.goal))) {
             (Some(map), Some(goal)) => map
@@ -373,13 +406,8 @@ impl Sim {
             (Some(map), None) => map.cell_at(point).is_some(),
             (None, _) => true,
         };
-        open && self.platoons.spot_is_free(point, spot_gap(platoon))
+        on_map(point) && open && self.platoons.spot_is_free(point, platoon.spot_gap())
     }
-}
-
-/// How far apart `platoon`'s spots and any other reserved spot must be.
-fn spot_gap(platoon: &Platoon) -> f32 {
-    platoon.spacing_m.min(SPOT_GAP_M) * 0.999
 }
 
 /// The smallest move of `platoon`'s destination formation for which

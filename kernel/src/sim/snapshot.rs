@@ -5,11 +5,11 @@
 //! can hand the bug over. A snapshot restored at tick T reproduces the
 //! uninterrupted run's checksums from T on.
 //!
-//! # Format (version 7, little-endian)
+//! # Format (version 8, little-endian)
 //!
 //! ```text
 //! magic            8 bytes   "CONVOYSN"
-//! version          u32       7
+//! version          u32       8
 //! section count    u32       N
 //! section table    N × 56 bytes:
 //!     name         32 bytes  UTF-8, zero-padded
@@ -29,9 +29,12 @@
 //! suspends each search exactly where it was), `routes` (the
 //! units' route corners), `platoons` (every platoon record, live or free, as
 //! [`crate::data::platoons::Platoon`] bytes), `platoon_free` (free platoon slots)
-//! `platoon_routes` (the platoons' route corners) and `edits` (the grid
+//! `platoon_routes` (the platoons' route corners), `edits` (the grid
 //! map's cell edits, oldest first: corners and terrain, five `u32` each;
-//! restoring into a `Sim` built on the original map makes them again).
+//! restoring into a `Sim` built on the original map makes them again) and
+//! `obstacles` (the polygon map's run-time obstacles: the next id and the
+//! count, then per obstacle its id, point count and points as `f64` pairs;
+//! restoring into a `Sim` built on the original map adds them again).
 //! Every byte of a
 //! file is covered by a checksum (the sections follow one another to the
 //! file's end, nothing between or after them), so any bit flip or
@@ -54,13 +57,16 @@ use crate::data::routes::Routes;
 use crate::nav::WorldMap;
 use crate::sim::Sim;
 use crate::sim::snapshot_values as values;
+use crate::nav::ObstacleId;
+use crate::nav::polygon::Ring;
+use crate::sim::obstacle_edits::decode_obstacles;
 use crate::sim::world_edits::CellEdit;
 use crate::data::vehicles::{Columns, HandleSlot, Vehicles};
 
 /// First bytes of every snapshot.
 pub const MAGIC: [u8; 8] = *b"CONVOYSN";
 /// The format version this build writes and reads.
-pub const VERSION: u32 = 7;
+pub const VERSION: u32 = 8;
 
 const NAME_BYTES: usize = 32;
 const TABLE_ENTRY_BYTES: usize = NAME_BYTES + 3 * 8;
@@ -154,6 +160,8 @@ pub(crate) struct State {
     pub(crate) routes: Routes,
     pub(crate) platoons: Platoons,
     pub(crate) edits: Vec<CellEdit>,
+    /// The next obstacle id and the run-time obstacles.
+    pub(crate) obstacles: (ObstacleId, Vec<(ObstacleId, Ring)>),
 }
 
 /// Every section of `sim`'s state, in file order. Also what
@@ -208,6 +216,9 @@ pub(crate) fn state_sections(sim: &Sim) -> Vec<(String, Cow<'_, [u8]>)> {
         "edits".to_owned(),
         Cow::Borrowed(bytemuck::cast_slice(sim.cell_edits())),
     ));
+    let mut obstacles = Vec::with_capacity(sim.obstacles_section_len());
+    sim.feed_obstacles(|bytes| obstacles.extend_from_slice(bytes));
+    sections.push(("obstacles".to_owned(), Cow::Owned(obstacles)));
     sections
 }
 
@@ -241,8 +252,23 @@ pub(crate) fn write(sim: &Sim, writer: &mut impl Write) -> std::io::Result<()> {
     writer.flush()
 }
 
-/// Reads and fully checks a snapshot taken in the world `map_identity`.
-pub(crate) fn read(reader: &mut impl Read, map_identity: u64) -> Result<State, SnapshotError> {
+/// Whether [`read`] checks the columns an engine writes through
+/// [`Sim::columns_mut`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum EditedColumns {
+    /// As every other value.
+    Check,
+    /// Not: a copy of a `Sim` whose edits its next step checks.
+    Unchecked,
+}
+
+/// Reads and fully checks a snapshot taken in the world `map_identity`
+/// (the engine's columns as `edited` says).
+pub(crate) fn read(
+    reader: &mut impl Read,
+    map_identity: u64,
+    edited: EditedColumns,
+) -> Result<State, SnapshotError> {
     let mut file = Vec::new();
     reader.read_to_end(&mut file)?;
     let sections = parse_table(&file)?;
@@ -267,7 +293,7 @@ pub(crate) fn read(reader: &mut impl Read, map_identity: u64) -> Result<State, S
     let free: Vec<u32> = decode_many(section("free")?, "free")?;
     let vehicles =
         Vehicles::from_parts(columns, slots, free).map_err(SnapshotError::Inconsistent)?;
-    values::check_units(&vehicles)?;
+    values::check_units(&vehicles, edited)?;
     values::check_clock(meta.time_s)?;
     let requests: Vec<PathRequest> = decode_many(section("paths")?, "paths")?;
     values::check_requests(&requests)?;
@@ -279,8 +305,10 @@ pub(crate) fn read(reader: &mut impl Read, map_identity: u64) -> Result<State, S
     check_members(&vehicles, &platoons)?;
     values::check_platoons(&platoons)?;
     let edits: Vec<CellEdit> = decode_many(section("edits")?, "edits")?;
+    let obstacles = decode_obstacles(section("obstacles")?)?;
     Ok(State {
         edits,
+        obstacles,
         platoons,
         tick: meta.tick,
         time_s: meta.time_s,

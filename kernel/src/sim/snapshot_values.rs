@@ -1,6 +1,8 @@
 //! Value checks for a decoded snapshot: a restored unit meets the rules
-//! [`Sim::spawn`](crate::Sim::spawn) keeps ([`UnitSpec::validate`] on each
-//! row's spec columns, [`crate::unit_limits`] for the rest), and every float
+//! [`Sim::spawn`](crate::Sim::spawn) keeps (the ranges of
+//! [`crate::unit_limits`], by the field names
+//! [`UnitSpec::validate`](crate::UnitSpec::validate) gives; the columns an
+//! engine writes as a step checks them), and every float
 //! the tick reads — routes, platoon records, path goals, the clock — is
 //! finite and on the map. Checksums catch damaged bytes; these checks catch
 //! a file whose checksums are right but whose values are wrong (a
@@ -11,29 +13,46 @@ use glam::Vec2;
 use super::snapshot::SnapshotError;
 use crate::data::path_requests::PathRequest;
 use crate::data::platoons::{MAX_SPACING_M, Platoon, Platoons};
-use crate::data::unit_limits::{MAX_COORDINATE, MAX_SPEED, finite, in_range, on_map, Sign, within_map};
-use crate::data::vehicles::{Columns, SpawnError, SteerMode, UnitSpec, VehicleKind, Vehicles};
+use super::engine_edits;
+use super::snapshot::EditedColumns;
+use crate::data::unit_limits::{
+    MAX_COORDINATE, MAX_INV_MASS, MAX_SIZE, MAX_SPEED, Sign, finite, in_range, on_map, within_map,
+};
+use crate::data::vehicles::{Columns, SpawnError, Vehicles};
 
-/// Every unit row, as [`SnapshotError::BadUnit`] naming the row and field.
-pub(crate) fn check_units(vehicles: &Vehicles) -> Result<(), SnapshotError> {
+/// Every unit row, as [`SnapshotError::BadUnit`] naming the row and field
+/// (the columns an engine writes only if `edited` says so).
+pub(crate) fn check_units(vehicles: &Vehicles, edited: EditedColumns) -> Result<(), SnapshotError> {
     let columns = vehicles.columns();
     (0..vehicles.len()).try_for_each(|row| {
-        check_row(columns, row).map_err(|source| SnapshotError::BadUnit { row, source })
+        check_row(columns, row, edited).map_err(|source| SnapshotError::BadUnit { row, source })
     })
 }
 
-/// One row: its spec as spawn checks it, then the tick's own columns.
-fn check_row(c: &Columns, row: usize) -> Result<(), SpawnError> {
-    spec_of(c, row).validate()?;
+/// One row: the columns an engine writes as a step checks them, the rest
+/// of its spec as spawn checks it, then the tick's own columns.
+fn check_row(c: &Columns, row: usize, edited: EditedColumns) -> Result<(), SpawnError> {
+    if edited == EditedColumns::Check {
+        engine_edits::check_row(c, row)?;
+    }
+    within_map(["goal.x", "goal.y"], c.goal[row])?;
+    let shield = c.shield[row];
+    in_range("shield.forward", shield.x, Sign::Positive, MAX_SIZE)?;
+    in_range("shield.lateral", shield.y, Sign::Positive, MAX_SIZE)?;
+    in_range("shield.vertical", shield.z, Sign::Positive, MAX_SIZE)?;
+    in_range("inv_mass", c.inv_mass[row], Sign::NotNegative, MAX_INV_MASS)?;
     let speed = |field, value| in_range(field, value, Sign::Any, MAX_COORDINATE);
-    speed("velocity.x", c.velocity[row].x)?;
-    speed("velocity.y", c.velocity[row].y)?;
     speed("desired_velocity.x", c.desired_velocity[row].x)?;
     speed("desired_velocity.y", c.desired_velocity[row].y)?;
     in_range("cruise_speed", c.cruise_speed[row], Sign::NotNegative, MAX_SPEED)?;
     within_map(["drive_to.x", "drive_to.y"], c.drive_to[row])?;
     within_map(["steered_from.x", "steered_from.y"], c.steered_from[row])?;
     within_map(["route_start.x", "route_start.y"], c.route_start[row])?;
+    // NaN (both coordinates) when the goal is as ordered.
+    let wanted = c.wanted_goal[row];
+    if !(wanted.x.is_nan() && wanted.y.is_nan()) {
+        within_map(["wanted_goal.x", "wanted_goal.y"], wanted)?;
+    }
     if c.final_heading[row].is_infinite() {
         return Err(SpawnError::NotFinite {
             field: "final_heading",
@@ -48,26 +67,6 @@ fn check_row(c: &Columns, row: usize) -> Result<(), SpawnError> {
     small("route_next", c.route_next[row], crate::data::routes::ROUTE_POINTS as u32)?;
     small("route_pending", u32::from(c.route_pending[row]), 2)?;
     small("move_state", u32::from(c.move_state[row]), 4)
-}
-
-/// The row's values that a [`UnitSpec`] carries.
-fn spec_of(c: &Columns, row: usize) -> UnitSpec {
-    UnitSpec {
-        kind: VehicleKind::from_u8(c.kind[row]).unwrap_or(VehicleKind::Tracked),
-        position: c.position[row],
-        altitude: c.altitude[row],
-        heading: c.heading[row],
-        max_speed: c.max_speed[row],
-        max_accel: c.max_accel[row],
-        max_brake: c.max_brake[row],
-        turn_rate: c.turn_rate[row],
-        turn_radius: c.turn_radius[row],
-        shield: c.shield[row],
-        inv_mass: c.inv_mass[row],
-        goal: c.goal[row],
-        steer_mode: SteerMode::from_u8(c.steer_mode[row]).unwrap_or_default(),
-        faction: crate::nav::visgraph::FactionId(c.faction[row]),
-    }
 }
 
 /// Route corners (units' or platoons'), path goals and the clock.

@@ -111,6 +111,9 @@ impl<'a> PlatoonView<'a> {
 /// Mutable slices of the columns an engine may set between ticks
 /// (teleports, knock-backs, retuning): values can change, lengths cannot.
 /// Bookkeeping columns (handles, routes, platoon slots) are not here.
+/// Values must lie in the ranges [`crate::UnitSpec::validate`] accepts
+/// (velocity within `MAX_COORDINATE` on each axis), checked by the next
+/// step ([`Sim::columns_mut`]).
 #[derive(Debug)]
 pub struct EngineColumns<'a> {
     /// Ground-plane position (x east, y north), metres.
@@ -191,8 +194,13 @@ impl Sim {
     }
 
     /// The columns an engine may write between ticks; see [`EngineColumns`].
+    /// The next step checks them against the ranges a spawned unit's
+    /// values lie in ([`crate::unit_limits`]): [`Sim::try_step`] refuses a
+    /// value out of range, naming the unit and field
+    /// ([`crate::StepError::BadEdit`]), and [`Sim::step`] puts it right.
     pub fn columns_mut(&mut self) -> EngineColumns<'_> {
         self.spatial_fresh = false;
+        self.edited = true;
         let columns = self.vehicles.columns_mut();
         EngineColumns {
             position: columns.position,

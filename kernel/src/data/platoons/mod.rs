@@ -83,7 +83,8 @@ pub enum Softening {
 pub struct PlatoonSpec {
     /// The starting shape.
     pub formation: Formation,
-    /// Distance between neighbouring slots, metres.
+    /// Distance between neighbouring slots, metres; at least the widest
+    /// shield among members that can meet (two fliers, or two ground units).
     pub spacing_m: f32,
     /// Followers aim at their slot around the platoon's position this many
     /// seconds ahead on its path (Company of Heroes: about 2 s; 0 is the
@@ -367,6 +368,13 @@ impl Platoon {
             self.resume_formation = NONE;
             self.change_formation(resume);
         }
+    }
+
+    /// How far apart this platoon's destination spots and any other
+    /// reserved spot must be.
+    #[must_use]
+    pub fn spot_gap(&self) -> f32 {
+        self.spacing_m.min(SPOT_GAP_M) * 0.999
     }
 
     /// How far along its path the platoon may go now: its path's end, or
@@ -709,12 +717,37 @@ impl Platoons {
         })
     }
 
-    /// Reserves `spot` (Company of Heroes' destination reservation).
+    /// Reserves `spot` (Company of Heroes' destination reservation), and
+    /// leaves room for one more in the cells around it, so a spot moved
+    /// there in the tick ([`Platoons::move_reservation`]) needs no memory.
     pub(crate) fn reserve_spot(&mut self, spot: Vec2) {
-        self.reserved
-            .entry(Self::spot_key(spot))
-            .or_default()
-            .push(spot);
+        let (x, y) = Self::spot_key(spot);
+        for (dx, dy) in [(-1, -1), (0, -1), (1, -1), (-1, 0), (1, 0), (-1, 1), (0, 1), (1, 1)] {
+            let key = (x.saturating_add(dx), y.saturating_add(dy));
+            self.reserved.entry(key).or_default().reserve(1);
+        }
+        self.reserved.entry((x, y)).or_default().push(spot);
+    }
+
+    /// Moves a reservation from `from` to `to` if `to` lies `gap` from
+    /// every other reserved spot and its cell has room without growing
+    /// (every reservation leaves room for one more in the cells around
+    /// it); returns whether it did.
+    pub(crate) fn move_reservation(&mut self, from: Vec2, to: Vec2, gap: f32) -> bool {
+        let key = Self::spot_key(to);
+        let same_cell = Self::spot_key(from) == key;
+        let room = same_cell
+            || self
+                .reserved
+                .get(&key)
+                .is_some_and(|spots| spots.len() < spots.capacity());
+        if !room {
+            return false;
+        }
+        self.release_spot(from);
+        let free = self.spot_is_free(to, gap);
+        self.reserve_spot(if free { to } else { from });
+        free
     }
 
     /// Gives up a reservation of `spot`.

@@ -28,6 +28,7 @@ use thiserror::Error;
 pub use crate::geometry::bounds::Bounds;
 use windows::SkippedRows;
 pub(crate) use windows::{Skip, SweepSkips, WINDOW_RUNS, WindowRuns, nearest_places};
+pub use windows::{MIN_RUN_CANDIDATES, run_candidates, window_columns};
 use wide::{f32x8, i32x8};
 
 /// Positions given their cells at once, one per SIMD lane.

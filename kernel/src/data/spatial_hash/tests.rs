@@ -31,6 +31,24 @@ fn point() -> impl Strategy<Value = Vec2> {
 }
 
 proptest! {
+    /// A window touches at most `window_columns` columns (and rows) of
+    /// cells, wherever it lies, on cells of any size.
+    #[test]
+    fn a_window_touches_at_most_window_columns_columns(
+        at in point(),
+        radius in prop_oneof![0.0f32..30.0, (0u32..16).prop_map(|k| k as f32 * 1.25)],
+        cell_size in prop_oneof![Just(1.25f32), Just(2.5), Just(8.0), 0.3f32..20.0],
+    ) {
+        let bounds = Bounds::new(Vec2::splat(-100.0), Vec2::splat(100.0));
+        let hash = SpatialHash::new(bounds, cell_size).expect("valid grid");
+        let [first_column, first_row, last_column, last_row] = hash.window_cells(at, radius);
+        let most = window_columns(radius, cell_size);
+        prop_assert!(last_column - first_column < most, "columns");
+        prop_assert!(last_row - first_row < most, "rows");
+    }
+}
+
+proptest! {
     /// Counting and summing in parallel ranges gives the one-range
     /// counts' running sums and largest count, from 1 to 8 ranges,
     /// whichever range the tallest cell falls in.

@@ -6,6 +6,37 @@ use std::ops::Range;
 
 use super::SpatialHash;
 
+/// Places of a run of cells that a neighbour search examines at least
+/// ([`run_candidates`]).
+pub const MIN_RUN_CANDIDATES: usize = 96;
+
+/// Units a square metre of a run's cells may hold before a neighbour
+/// search examines only the nearest ([`run_candidates`]): more than a
+/// crowd of the kernel's smallest shield holds without overlap (infantry,
+/// 0.4 m: 1.8 a square metre packed), so that only units piled on one
+/// another reach it.
+pub const RUN_CANDIDATES_PER_M2: f32 = 2.0;
+
+/// Places a neighbour search examines at most of a run of `cells` cells of
+/// edge `cell_size` (`nearest_places`): `RUN_CANDIDATES_PER_M2` for
+/// each square metre of the run, and at least [`MIN_RUN_CANDIDATES`]. The
+/// cap grows with the window: a search reaching across more cells, or
+/// larger ones, meets more units of a crowd that is not piled up.
+#[must_use]
+pub fn run_candidates(cells: usize, cell_size: f32) -> usize {
+    let area = cells as f32 * cell_size * cell_size;
+    // `as` saturates: runs of huge cells are kept whole.
+    ((area * RUN_CANDIDATES_PER_M2).ceil() as usize).max(MIN_RUN_CANDIDATES)
+}
+
+/// Columns of cells of edge `cell_size` that a square window of half-side
+/// `half_side` touches at most: the window's width in cells, plus one for
+/// a window not aligned with the cells and one for rounding.
+#[must_use]
+pub fn window_columns(half_side: f32, cell_size: f32) -> usize {
+    (2.0 * half_side / cell_size).ceil() as usize + 2
+}
+
 /// The at most `cap` places of `run` that a neighbour search about the unit
 /// at place `own` examines: the whole run when it holds no more; else those
 /// nearest `own` in a run holding or touching it (the unit's own cells,
@@ -42,6 +73,12 @@ impl WindowRuns {
             let kept = nearest_places(first..first + len, own, cap);
             (kept.start, kept.len())
         }))
+    }
+
+    /// How many places the longest run holds.
+    #[inline]
+    pub(crate) fn longest(&self) -> usize {
+        self.0.iter().map(|run| run.1).max().unwrap_or(0)
     }
 
     /// How many places the runs hold.

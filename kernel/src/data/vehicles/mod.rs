@@ -37,8 +37,10 @@ pub enum PathState {
     Settled = 0,
     /// A request waits in the queue or is being searched.
     Pending = 1,
-    /// The last request found no path: the unit holds where it was, and
-    /// asks again only when it is given a new order.
+    /// The last request found no path (or a world edit cut the unit off
+    /// under `UnreachableGoals::Refuse`): the unit holds where it was, and
+    /// asks again only when it is given a new order or a world edit puts
+    /// its goal back in reach.
     NoPath = 2,
 }
 
@@ -263,11 +265,13 @@ fn column_from_bytes<T: Pod>(
     bytes: Option<&[u8]>,
 ) -> Result<Vec<T>, String> {
     let bytes = bytes.ok_or_else(|| format!("column `{name}` is missing"))?;
-    if bytes.len() != rows * size_of::<T>() {
+    // A count too large to size any column never matches.
+    let needed = rows.checked_mul(size_of::<T>());
+    if needed != Some(bytes.len()) {
         return Err(format!(
             "column `{name}` holds {} bytes, {rows} rows need {}",
             bytes.len(),
-            rows * size_of::<T>()
+            needed.map_or_else(|| "more than usize::MAX".to_owned(), |n| n.to_string())
         ));
     }
     Ok(bytemuck::pod_collect_to_vec(bytes))
@@ -320,6 +324,12 @@ columns! {
     slot: u32,
     /// The ordered destination.
     goal: Vec2,
+    /// The destination as ordered while the unit heads elsewhere: an
+    /// unreachable goal moved to the nearest open point of the unit's
+    /// region, or the goal of a search that found no path (then `goal` is
+    /// where it holds). NaN when `goal` is the destination as ordered. A
+    /// world edit that makes it reachable sends the unit there again.
+    wanted_goal: Vec2,
     /// Where steering drives this tick (written by `paths` and `formations`).
     drive_to: Vec2,
     /// The facing wanted on arrival, radians; NaN: whatever it ends with.
@@ -455,6 +465,7 @@ impl Vehicles {
             platoon: NONE,
             slot: NONE,
             goal: spec.goal,
+            wanted_goal: Vec2::NAN,
             drive_to: spec.goal,
             final_heading: f32::NAN,
             steer_mode: spec.steer_mode as u8,

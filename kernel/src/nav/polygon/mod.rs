@@ -261,7 +261,7 @@ fn check_finite(element: &str, points: &[DVec2]) -> Result<(), PolygonMapError> 
     })
 }
 
-fn check_ring(element: &str, ring: &[DVec2]) -> Result<(), PolygonMapError> {
+pub(crate) fn check_ring(element: &str, ring: &[DVec2]) -> Result<(), PolygonMapError> {
     check_finite(element, ring)?;
     if ring.len() < 3 || signed_area(ring) == 0.0 {
         return Err(PolygonMapError::Degenerate {
@@ -276,7 +276,7 @@ fn check_ring(element: &str, ring: &[DVec2]) -> Result<(), PolygonMapError> {
 /// the lowest such pair. Edges are swept in order of their least x, so only
 /// pairs whose x ranges overlap are tested (near-linear on map outlines
 /// with thousands of vertices).
-fn check_simple(element: &str, ring: &[DVec2]) -> Result<(), PolygonMapError> {
+pub(crate) fn check_simple(element: &str, ring: &[DVec2]) -> Result<(), PolygonMapError> {
     let n = ring.len();
     let edge = |i: usize| (ring[i], ring[(i + 1) % n]);
     let mut order: Vec<usize> = (0..n).collect();

@@ -30,7 +30,7 @@ use glam::DVec2;
 use thiserror::Error;
 
 use super::{BridgeSpec, PolygonMap, Ring, point_in_ring};
-use crate::nav::grid::{Cell, GridError, GridMap, Terrain, check_size};
+use crate::nav::grid::{Cell, CellRect, GridError, GridMap, Terrain, check_size};
 use crate::nav::world::WorldMapError;
 use crate::nav::{Mobility, WorldMap};
 
@@ -91,12 +91,20 @@ pub fn rasterize(map: &PolygonMap, cell_size: f32) -> Result<WorldMap, RasterErr
         .flat_map(|road| road.windows(2))
         .flat_map(|piece| cells_along(&grid, frame, piece[0], piece[1]))
         .collect();
+    let mut hasher = xxhash_rust::xxh3::Xxh3::new();
+    hasher.update(&grid.width().to_le_bytes());
+    hasher.update(&grid.height().to_le_bytes());
+    let cells: Vec<u8> = grid.cells().iter().map(|&cell| cell as u8).collect();
+    hasher.update(&cells);
+    hasher.update(bytemuck::bytes_of(&frame.low));
+    hasher.update(&cell_size.to_le_bytes());
     let ground = Arc::new(Ground {
         terrain: grid,
         roads,
         frame,
         cell_size,
         mobility: Mobility::GROUND,
+        identity: hasher.digest(),
     });
     Ok(draw_decks(
         ground,
@@ -120,7 +128,8 @@ pub fn redraw_bridge_decks(
 }
 
 /// A rasterised polygon map's terrain without bridge decks, and where it
-/// lies, kept so the decks can be redrawn when bridges come and go.
+/// lies, kept so the decks can be redrawn when bridges come and go (and
+/// obstacles painted in or out).
 #[derive(Debug)]
 pub(crate) struct Ground {
     terrain: GridMap,
@@ -129,6 +138,87 @@ pub(crate) struct Ground {
     frame: Frame,
     cell_size: f32,
     mobility: Mobility,
+    /// A hash of the ground as first drawn (size, cells, frame).
+    identity: u64,
+}
+
+impl Ground {
+    /// A hash of the ground as first drawn, before any run-time change.
+    pub(crate) fn identity(&self) -> u64 {
+        self.identity
+    }
+}
+
+/// `world` (a rasterised polygon map) with every cell whose centre lies in
+/// the box `low`–`high` classified again from `map` — the map with its
+/// run-time obstacles — as [`rasterize`] classifies it, and the standing
+/// `decks` drawn over it again. The cells that change go through
+/// [`WorldMap`]'s own edit (costs, regions, the blocked-cell table, the
+/// HPA* clusters they touch), so the result equals the raster of `map`
+/// drawn from scratch. Returns the new map and the rectangle of changed
+/// cells (`None`: none changed); `None` when `world` is not a rasterised
+/// polygon map.
+#[must_use]
+pub(crate) fn repaint_box(
+    world: &WorldMap,
+    map: &PolygonMap,
+    (low, high): (DVec2, DVec2),
+    decks: impl IntoIterator<Item = [DVec2; 3]>,
+) -> Option<(WorldMap, Option<CellRect>)> {
+    let old = world.ground()?;
+    let frame = old.frame;
+    let mut terrain = old.terrain.clone();
+    let [xs, ys] = frame.cells_over(&terrain, low, high);
+    for y in ys.clone() {
+        for x in xs.clone() {
+            terrain.set(Cell::new(x, y), classify(map, frame.centre(x, y)));
+        }
+    }
+    let ground = Arc::new(Ground {
+        terrain,
+        roads: old.roads.clone(),
+        frame,
+        cell_size: old.cell_size,
+        mobility: old.mobility,
+        identity: old.identity,
+    });
+    let mut target = ground.terrain.clone();
+    for deck in decks {
+        for piece in deck.windows(2) {
+            for cell in cells_along(&target, frame, piece[0], piece[1]) {
+                target.set(cell, Terrain::Open);
+            }
+        }
+    }
+    let mut edited = world.clone().with_ground(ground);
+    let changed = if xs.is_empty() || ys.is_empty() {
+        None
+    } else {
+        let rect = CellRect::new(
+            Cell::new(xs.start, ys.start),
+            Cell::new(xs.end - 1, ys.end - 1),
+        );
+        edited.copy_cells(rect, &target)
+    };
+    Some((edited, changed))
+}
+
+/// The terrain [`rasterize`] gives a cell whose centre is `centre`: open
+/// inside a container, blocked inside an obstacle (or outside every
+/// container), swamp where open ground lies in a swamp.
+fn classify(map: &PolygonMap, centre: DVec2) -> Terrain {
+    let inside = |ring: &Ring| point_in_ring(centre, ring);
+    let mut terrain = Terrain::Blocked;
+    if map.containers.iter().any(inside) {
+        terrain = Terrain::Open;
+    }
+    if map.obstacles.iter().any(inside) {
+        terrain = Terrain::Blocked;
+    }
+    if terrain == Terrain::Open && map.swamps.iter().any(|swamp| inside(&swamp.ring)) {
+        terrain = Terrain::Swamp;
+    }
+    terrain
 }
 
 /// The world map of `ground` with every cell of `decks` opened.

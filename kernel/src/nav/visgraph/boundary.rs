@@ -26,6 +26,13 @@ pub struct EdgeStamps {
 }
 
 impl EdgeStamps {
+    /// Room for a boundary of `edges` edges, so no query grows it.
+    pub(super) fn reserve(&mut self, edges: usize) {
+        if self.stamps.len() < edges {
+            self.stamps.resize(edges, 0);
+        }
+    }
+
     fn begin(&mut self, edges: usize) {
         if self.stamps.len() < edges {
             self.stamps.resize(edges, 0);

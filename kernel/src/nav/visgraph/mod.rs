@@ -11,7 +11,8 @@
 //! - Visibility queries walk a uniform grid of boundary edges
 //!   (`boundary`), so the build costs far less than the naive O(n³). Rows
 //!   are built in parallel, one edge-stamp scratch per worker, and merged in
-//!   node order: the graph is the same whatever the thread count.
+//!   node order: the graph is the same whatever the thread count (inside
+//!   `parallel::sequentially`, on the calling thread alone).
 //! - Swamps weight each edge by the length it runs through them
 //!   (`swamps`); road segments are edges of cost `road_cost_factor` times
 //!   their length (half by default, as in the paper) in the same graph, so
@@ -20,7 +21,8 @@
 //!   blob (`file`).
 //!
 //! The search over it, with start/goal insertion, bridges and factions, is
-//! `navigator`; `batch` answers many queries across the rayon pool.
+//! `navigator`; `batch` answers many queries across the rayon pool;
+//! `obstacles` adds and removes obstacles at run time.
 
 mod batch;
 #[cfg(feature = "internals")]
@@ -31,6 +33,7 @@ mod boundary;
 mod file;
 mod navigator;
 mod nodes;
+mod obstacles;
 mod search;
 mod swamps;
 
@@ -52,6 +55,7 @@ pub use navigator::{
     BridgeError, BridgeTraffic, FactionId, NavError, PathCost, PolygonNavigator, QueryOptions,
     SearchAlgorithm, StartInsertion,
 };
+pub use obstacles::{ObstacleError, ObstacleId};
 pub use search::VisSearch;
 
 /// `corner_vertex` of a node that is not an obstacle corner.
@@ -222,21 +226,26 @@ impl VisGraph {
     /// Every node's edges to higher-numbered nodes, in parallel.
     fn build_rows(&self) -> Vec<Row> {
         let n = self.positions.len() as u32;
+        let row = |(stamps, cuts): &mut (EdgeStamps, Vec<f64>), i: u32| -> Row {
+            (i + 1..n)
+                .filter_map(|j| {
+                    let (p, q) = (self.positions[i as usize], self.positions[j as usize]);
+                    let useful = p != q && self.tangent_at(i, q) && self.tangent_at(j, p);
+                    (useful && self.boundary.visible(p, q, stamps))
+                        .then(|| (j, p.distance(q), self.swamps.segment_cost(p, q, cuts)))
+                })
+                .collect()
+        };
+        // Inside `parallel::sequentially` (a one-thread `Sim` rebuilding
+        // after an obstacle) on the calling thread: rayon's global pool is
+        // never started.
+        if crate::parallel::sequential() {
+            let mut scratch = (EdgeStamps::default(), Vec::new());
+            return (0..n).map(|i| row(&mut scratch, i)).collect();
+        }
         (0..n)
             .into_par_iter()
-            .map_init(
-                || (EdgeStamps::default(), Vec::new()),
-                |(stamps, cuts), i| {
-                    (i + 1..n)
-                        .filter_map(|j| {
-                            let (p, q) = (self.positions[i as usize], self.positions[j as usize]);
-                            let useful = p != q && self.tangent_at(i, q) && self.tangent_at(j, p);
-                            (useful && self.boundary.visible(p, q, stamps))
-                                .then(|| (j, p.distance(q), self.swamps.segment_cost(p, q, cuts)))
-                        })
-                        .collect()
-                },
-            )
+            .map_init(|| (EdgeStamps::default(), Vec::new()), row)
             .collect()
     }
 

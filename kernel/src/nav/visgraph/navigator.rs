@@ -16,12 +16,15 @@
 //! - **One platoon on a bridge at a time**: [`BridgeTraffic`], for the
 //!   `formations` stage.
 
+use std::sync::Arc;
+
 use glam::{DVec2, Vec2};
 use thiserror::Error;
 
 use super::boundary::EdgeStamps;
+use super::obstacles::ObstacleId;
 use super::{BuildError, GraphConfig, VisGraph};
-use crate::nav::polygon::{BridgeSpec, PolygonMap};
+use crate::nav::polygon::{BridgeSpec, PolygonMap, Ring};
 
 /// A faction (side) of the game; factions differ in what they know of
 /// bridges.
@@ -149,6 +152,17 @@ pub struct PolygonNavigator {
     pub(super) components: Vec<Vec<u32>>,
     /// Per boundary vertex: its graph node when it is a corner.
     pub(super) vertex_node: Vec<u32>,
+    /// The map the graph was built from (without its bridges), kept so
+    /// obstacles can be added and removed at run time (`obstacles.rs`);
+    /// `None` for a graph built or loaded elsewhere.
+    pub(super) source: Option<Arc<PolygonMap>>,
+    /// Obstacles added at run time, by ascending id, after the source's.
+    pub(super) added: Vec<(ObstacleId, Ring)>,
+    /// The id the next added obstacle gets.
+    pub(super) next_obstacle: u32,
+    /// Graph nodes as first built, before any obstacle was added: part of
+    /// the world's identity, which run-time obstacles do not change.
+    pub(super) built_nodes: usize,
 }
 
 impl PolygonNavigator {
@@ -164,6 +178,10 @@ impl PolygonNavigator {
         for bridge in &map.bridges {
             nav.add_bridge(*bridge, &everyone)?;
         }
+        nav.source = Some(Arc::new(PolygonMap {
+            bridges: Vec::new(),
+            ..map.clone()
+        }));
         Ok(nav)
     }
 
@@ -177,6 +195,7 @@ impl PolygonNavigator {
             }
         }
         let pieces = graph.boundary().space().pieces as usize;
+        let graph_nodes = graph.node_count();
         let mut nav = Self {
             extra: vec![Vec::new(); graph.node_count()],
             graph,
@@ -187,6 +206,10 @@ impl PolygonNavigator {
             beliefs: vec![Vec::new(); usize::from(factions)],
             components: vec![(0..pieces as u32).collect(); usize::from(factions)],
             vertex_node,
+            source: None,
+            added: Vec::new(),
+            next_obstacle: 0,
+            built_nodes: graph_nodes,
         };
         nav.update_components();
         nav
@@ -391,6 +414,14 @@ impl PolygonNavigator {
         Ok(self.beliefs[usize::from(faction.0)][slot])
     }
 
+    /// The nodes that identify the world: the graph's as first built (run-
+    /// time obstacles, which snapshots carry, do not count) and the
+    /// bridges'.
+    #[must_use]
+    pub fn identity_nodes(&self) -> usize {
+        self.built_nodes + self.dynamic_positions.len()
+    }
+
     /// Feeds every bridge's id, whether it stands and each faction's
     /// belief in it to `hasher` (for a snapshot's world identity).
     pub fn hash_bridges(&self, hasher: &mut xxhash_rust::xxh3::Xxh3) {
@@ -448,7 +479,7 @@ impl PolygonNavigator {
 
     /// Recomputes every faction's groups of pieces (union-find over the
     /// believed bridges).
-    fn update_components(&mut self) {
+    pub(super) fn update_components(&mut self) {
         let pieces = self.graph.boundary().space().pieces as usize;
         for (f, components) in self.components.iter_mut().enumerate() {
             let mut parent: Vec<u32> = (0..pieces as u32).collect();

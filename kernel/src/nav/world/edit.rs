@@ -57,8 +57,27 @@ impl WorldMap {
         terrain: Terrain,
     ) -> Result<Option<CellRect>, EditError> {
         self.check_rect(rect)?;
+        Ok(self.repaint(rect, |_| terrain))
+    }
+
+    /// Gives every cell of `rect` (on the map) its terrain in `from` (a map
+    /// of the same size) and updates as [`WorldMap::set_cells`] does;
+    /// returns the changed cells' rectangle.
+    pub(crate) fn copy_cells(&mut self, rect: CellRect, from: &GridMap) -> Option<CellRect> {
+        self.repaint(rect, |cell| from.terrain(cell).unwrap_or(Terrain::Blocked))
+    }
+
+    /// Gives every cell of `rect` (on the map) the terrain `terrain_of`
+    /// says and brings the derived data up to date; returns the smallest
+    /// rectangle holding every changed cell.
+    fn repaint(
+        &mut self,
+        rect: CellRect,
+        terrain_of: impl Fn(Cell) -> Terrain,
+    ) -> Option<CellRect> {
         let mut changed: Option<CellRect> = None;
         for cell in rect.cells() {
+            let terrain = terrain_of(cell);
             if self.terrain.terrain(cell) == Some(terrain) {
                 continue;
             }
@@ -70,13 +89,11 @@ impl WorldMap {
                 )
             }));
         }
-        let Some(changed) = changed else {
-            return Ok(None);
-        };
+        let changed = changed?;
         self.grid.repaint(&self.terrain, self.mobility, changed);
         self.blocked_before = summed_blocked(&self.grid);
         self.hierarchy = self.hierarchy.rebuilt(&self.grid, changed);
-        Ok(Some(changed))
+        Some(changed)
     }
 
     /// Whether `rect` lies on the map with `min` ≤ `max`.

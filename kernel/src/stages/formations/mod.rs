@@ -8,7 +8,7 @@
 //! member's top speed (divided by the cost of the ground under the
 //! platoon, as its members are slowed), falls as the farthest straggler
 //! drops behind its slot, and is zero — the platoon waits — once a
-//! straggler is more than `2 × maxspeed` away. Each member's drive-to point is its slot: a 2D
+//! straggler is more than `2 × maxspeed` (its own) away. Each member's drive-to point is its slot: a 2D
 //! offset ([`crate::data::platoons::shape`]) turned to the platoon heading; a column instead walks
 //! back along the path ([`crate::geometry::polyline`]) so it snakes round corners. A slot whose
 //! line from the lead crosses a blocked cell is pulled toward the column
@@ -37,6 +37,7 @@
 
 
 mod bridges;
+mod respot;
 mod softening;
 
 /// A platoon stops waiting for a straggler that has made no progress
@@ -54,6 +55,7 @@ use crate::parallel::{count_rows, for_each_chunk3};
 use crate::random::unit_f32;
 use crate::geometry::segments::segment_distance;
 use crate::data::vehicles::ARRIVE_RADIUS;
+use crate::data::unit_limits::clamp_to_map;
 use crate::nav::world::terrain_slowdown;
 use crate::data::vehicles::{NONE, Vehicles};
 use crate::data::platoons::{
@@ -61,6 +63,7 @@ use crate::data::platoons::{
 };
 use crate::geometry::polyline::PathView;
 use bridges::*;
+use respot::respot_stalled;
 use softening::*;
 
 /// Seconds a formation change takes to morph from the old slots to the new.
@@ -153,6 +156,7 @@ impl FormationStage {
         world: FormationWorld<'_>,
     ) -> FormationStats {
         admit_to_bridges(&mut self.traffic, &mut platoons.records, world.bridges);
+        respot_stalled(platoons, vehicles, world.map);
         let searches = &self.searches;
         let vehicles_read = &*vehicles;
         let (routes, arcs, headings) = (&platoons.routes, &platoons.arcs, &platoons.headings);
@@ -433,8 +437,9 @@ fn advance(
         // error counts, so a platoon formed against a wall, its slots
         // behind the lead blocked, does not wait for members already ahead.
         let axis = rotation(platoon.heading);
-        let stalled = vehicles.columns().stalled_s();
-        let lag = (0..=members.last)
+        let columns = vehicles.columns();
+        let (stalled, max_speed) = (columns.stalled_s(), columns.max_speed());
+        let pace = (0..=members.last)
             .filter_map(|slot| {
                 let row = members.row(slot)?;
                 // Nor is one that has made no progress for a while: it is
@@ -445,30 +450,33 @@ fn advance(
                 }
                 let off_slot = positions[row] - reference[slot];
                 let ahead = off_slot.dot(axis).max(0.0);
-                Some((off_slot - axis * ahead).length())
+                let lag = (off_slot - axis * ahead).length();
+                Some(straggler_pace(lag, max_speed[row]))
             })
-            .fold(0.0, f32::max);
+            .fold(1.0, f32::min);
         let slowdown = terrain_slowdown(world.map, platoon.position);
-        move_along(platoon, &view, &members, (lag, slowdown), dt);
+        move_along(platoon, &view, &members, (pace, slowdown), dt);
     } else {
         platoon.speed = 0.0;
     }
     let axis = rotation(platoon.heading);
     for slot in 0..used {
-        platoon.targets[slot] = targets[slot];
+        // A slot laid out past the coordinate limit (a platoon at the
+        // map's edge) drives to the nearest point within it.
+        platoon.targets[slot] = clamp_to_map(targets[slot]);
         let Some(row) = members.row(slot) else {
             continue;
         };
         if let Some(map) = map {
             let along = (pose.s, pose.s - slot as f32 * platoon.spacing_m);
-            platoon.targets[slot] = visible_target(
+            platoon.targets[slot] = clamp_to_map(visible_target(
                 map,
                 &view,
                 positions[row],
                 targets[slot],
                 along,
                 platoon.spacing_m,
-            );
+            ));
         }
         let off_slot = positions[row] - reference[slot];
         let error = off_slot.length();
@@ -530,22 +538,31 @@ struct Pose {
     heading: f32,
 }
 
+/// The fraction of its top speed a platoon keeps for a member `lag`
+/// metres off its slot (Force 21): all of it while the member is within
+/// the arrival radius, falling linearly to none at `2 × maxspeed` — the
+/// member's own top speed, so the limit is two seconds of its own driving
+/// (a tank may fall 24 m behind in a platoon paced by infantry: it makes
+/// that up in two seconds).
+fn straggler_pace(lag: f32, max_speed: f32) -> f32 {
+    let limit = 2.0 * max_speed;
+    ((limit - lag) / (limit - ARRIVE_RADIUS).max(1e-3)).clamp(0.0, 1.0)
+}
+
 /// Force 21 speed and path following: speed from the slowest member and
-/// the farthest straggler, position along the path, heading toward the
-/// path a spacing ahead (so it turns as a corner approaches).
+/// the stragglers' `pace` ([`straggler_pace`], the slowest of the
+/// members'), position along the path, heading toward the path a spacing
+/// ahead (so it turns as a corner approaches).
 fn move_along(
     platoon: &mut Platoon,
     view: &PathView<'_>,
     members: &Members,
-    (lag, slowdown): (f32, f32),
+    (pace, slowdown): (f32, f32),
     dt: f32,
 ) {
-    // Full speed while every member is within the arrival radius of its
-    // slot, slowing linearly to a stop at `2 × maxspeed` metres behind;
-    // slower ground under the platoon slows it as it slows its members.
-    let limit = 2.0 * members.slowest;
+    // Slower ground under the platoon slows it as it slows its members.
     let top = members.slowest / slowdown;
-    platoon.speed = top * ((limit - lag) / (limit - ARRIVE_RADIUS)).clamp(0.0, 1.0);
+    platoon.speed = top * pace;
     let length = platoon.route_length;
     let limit = platoon.travel_limit();
     platoon.travelled = (platoon.travelled + platoon.speed * dt).min(limit);

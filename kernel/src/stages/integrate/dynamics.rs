@@ -34,6 +34,7 @@ use super::motion::{
     Limits, Motion, REVERSE_SPEED_FRACTION, SHORT_REVERSE_FRACTION, STOPPED_SPEED, TURN_FIRST_ANGLE,
 };
 use super::walls;
+use crate::data::unit_limits::{MAX_COORDINATE, clamp_to_map};
 use crate::geometry::angles::wrap_angle;
 use crate::geometry::angles;
 use crate::geometry::lanes::lanes_of;
@@ -272,7 +273,7 @@ pub fn integrate_columns(
                     tally.walled +=
                         usize::from(walls::stop_at_wall(map, motion.position, &mut next));
                 }
-                positions[offset] = next.position;
+                positions[offset] = clamp_to_map(next.position);
                 velocities[offset] = next.velocity;
                 headings[offset] = next.heading;
                 tally.count(
@@ -400,7 +401,8 @@ impl MotionLanes {
         }
     }
 
-    /// Writes the eight units to rows `start..start + 8` of the columns.
+    /// Writes the eight units to rows `start..start + 8` of the columns,
+    /// positions clamped to the coordinate limit ([`clamp_to_map`]).
     #[inline]
     fn store(
         &self,
@@ -409,7 +411,9 @@ impl MotionLanes {
         headings: &mut [f32],
         start: usize,
     ) {
-        let [x, y, vx, vy] = [self.x, self.y, self.vx, self.vy].map(f32x8::to_array);
+        let limit = f32x8::splat(MAX_COORDINATE);
+        let within = |v: f32x8| v.max(-limit).min(limit);
+        let [x, y, vx, vy] = [within(self.x), within(self.y), self.vx, self.vy].map(f32x8::to_array);
         for lane in 0..LANES {
             positions[start + lane] = Vec2::new(x[lane], y[lane]);
             velocities[start + lane] = Vec2::new(vx[lane], vy[lane]);

@@ -68,6 +68,10 @@ const DROP_ROUTE: u8 = 2;
 /// A unit on its route's first leg that sees no corner of it asks for a
 /// new path once it has made no progress for this long, seconds.
 const REPLAN_AFTER_STALL_S: f32 = 0.1;
+/// A unit without a route, stalled this long short of a drive-to point
+/// hidden behind a wall, asks for its own path however near the point is,
+/// seconds.
+const STALLED_NEAR_WALL_S: f32 = 1.0;
 /// Each unit gets the bad-position check every this many ticks.
 pub const BAD_POSITION_CHECK_TICKS: u64 = 16;
 
@@ -130,8 +134,11 @@ impl PathService {
         match planner {
             Planner::Grid(map) => self.flights.reserve(map, BATCH),
             Planner::Polygon(nav) => {
-                if self.vis_search.is_none() {
-                    self.vis_search = Some(VisSearch::new(nav));
+                // Grown for a graph that grew (bridges, obstacles), so no
+                // query in the tick does.
+                match &mut self.vis_search {
+                    Some(search) => search.reserve(nav),
+                    None => self.vis_search = Some(VisSearch::new(nav)),
                 }
                 let waypoints = nav.total_nodes() + 2;
                 self.waypoints
@@ -153,10 +160,20 @@ impl PathService {
 
     /// Drops the queued and in-flight requests of `units` (sorted).
     pub(crate) fn cancel(&mut self, units: &[UnitId]) {
-        let listed = |request: &PathRequest| match request.requester() {
+        self.cancel_where(|requester| match requester {
             Requester::Unit(unit) => units.binary_search(&unit).is_ok(),
             Requester::Platoon(_) => false,
-        };
+        });
+    }
+
+    /// Drops the queued and in-flight requests of platoon `id`.
+    pub(crate) fn cancel_platoon(&mut self, id: PlatoonId) {
+        self.cancel_where(|requester| requester == Requester::Platoon(id));
+    }
+
+    /// Drops the queued and in-flight requests whose requester is `listed`.
+    fn cancel_where(&mut self, listed: impl Fn(Requester) -> bool) {
+        let listed = |request: &PathRequest| listed(request.requester());
         self.queue.retain(|request| !listed(request));
         for slot in 0..BATCH {
             if self.flights.requests().any(|(at, request)| at == slot && listed(request)) {
@@ -434,8 +451,10 @@ impl PathService {
                     if let Some(map) = map.filter(|_| due && len == 0) {
                         let flies = VehicleKind::from_u8(kind[row])
                             .is_some_and(|kind| kind.handling().flies);
-                        let far =
-                            here.distance(drive_to_rows[offset]) > 3f32.sqrt() * max_speed[row];
+                        let off = here.distance(drive_to_rows[offset]);
+                        // Far (Force 21), or near but stalled behind a wall.
+                        let far = off > 3f32.sqrt() * max_speed[row]
+                            || (off > ARRIVE_RADIUS && stalled_s[row] >= STALLED_NEAR_WALL_S);
                         needs_path |=
                             !flies && far && !map.segment_is_clear(here, drive_to_rows[offset]);
                     }
@@ -451,7 +470,12 @@ impl PathService {
         let mut requested = 0;
         for index in 0..platoons.records.len() {
             let platoon = &mut platoons.records[index];
+            // A route that ends at the goal is not cut, however short (a
+            // platoon ordered to where it stands has a route of length 0).
+            let last = platoon.route_len.checked_sub(1);
+            let cut = last.is_some_and(|last| platoons.routes.point(index as u32, last) != platoon.goal);
             let at_cut_end = platoon.live == 1
+                && cut
                 && platoon.phase() == Phase::Moving
                 && platoon.route_pending == 0
                 && platoon.travelled >= platoon.route_length;
@@ -709,6 +733,15 @@ fn plan_polygon(
             request.goal = end;
         }
         movers.accept(&request, Some(route));
+        // A route that reaches a goal moved off an obstacle ends the
+        // platoon's move there: it settles instead of asking again.
+        let reaches_goal = len == waypoints.len() - first;
+        if let (Requester::Platoon(id), true, Some(&end)) =
+            (request.requester(), reaches_goal, route.last())
+            && let Ok(platoon) = movers.platoons.get_mut(id)
+        {
+            platoon.goal = end;
+        }
         if let Some((id, bridge, span)) = crossing {
             movers.mark_bridge(id, bridge, span);
         }

@@ -87,6 +87,10 @@ impl Movers<'_> {
             (true, None) => PathState::NoPath,
             _ => PathState::Settled,
         };
+        if state == PathState::NoPath && columns.wanted_goal()[row].is_nan() {
+            // Kept, so a world edit that opens a way sends the unit on.
+            self.vehicles.columns_mut().wanted_goal[row] = goal;
+        }
         let goal = if state == PathState::NoPath { here } else { goal };
         if solo {
             self.vehicles.set_goal(unit, goal).expect("row_of found it");

@@ -50,7 +50,10 @@ use crate::nav::WorldMap;
 use crate::parallel::{
     CHUNK_ROWS, PARALLEL_MIN_ROWS, for_each_chunk, for_each_chunk_fold, for_each_chunk_fold_of,
 };
-use crate::data::spatial_hash::{Bounds, GridError, Skip, SpatialHash, WindowRuns, nearest_places};
+use crate::data::spatial_hash::{
+    Bounds, GridError, MIN_RUN_CANDIDATES, Skip, SpatialHash, WindowRuns, nearest_places,
+    run_candidates, window_columns,
+};
 
 use big_units::*;
 use bodies::*;
@@ -106,11 +109,6 @@ const SWEEP_CHUNKS: usize = 12;
 /// Places of a sweep's chunk at most, so that many threads find work in a
 /// large crowd: 1,000,000 units make 72 chunks.
 const SWEEP_CHUNK_MAX_ROWS: usize = 16_384;
-/// Places of one run (a row of the cells in a unit's window) a unit's
-/// search examines at most: the places nearest the unit's own. No shipped
-/// profile or crowd-quality scenario reaches it (`cut_searches` is 0), so
-/// it binds only where units pile up, and keeps the stage linear in them.
-pub const MAX_RUN_CANDIDATES: usize = 96;
 /// Places each chunk of a measuring sweep measures before the rest, which
 /// start from the deepest overlap any chunk found in them, not from none:
 /// the deeper it is, the narrower their windows
@@ -190,8 +188,9 @@ pub struct SeparationStats {
     pub max_overlap_rel: f32,
     /// The most candidates one unit examined in one sweep.
     pub most_candidates: u32,
-    /// Searches a run of more than [`MAX_RUN_CANDIDATES`] places cut short,
-    /// over all sweeps.
+    /// Searches cut short by a run holding more places than
+    /// [`run_candidates`] allows for its window, over all sweeps (big
+    /// units' searches for each other included, `big_run_candidates`).
     pub cut_searches: u64,
 }
 

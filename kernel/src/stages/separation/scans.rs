@@ -59,20 +59,46 @@ impl Batch {
 
 /// What a window search examined: its candidates, the runs of a
 /// window's row (never empty) that held them, and whether a run was cut to
-/// its [`MAX_RUN_CANDIDATES`] nearest places.
-#[derive(Clone, Copy, Debug, Default)]
+/// its nearest places; and the window, which sets how many a run keeps.
+#[derive(Clone, Copy, Debug)]
 pub(super) struct Examined {
     pub(super) candidates: u32,
     pub(super) runs: u32,
     pub(super) cut: bool,
+    /// The window's half-side and the hash's cell edge.
+    window: (f32, f32),
 }
 
 impl Examined {
+    /// Nothing examined yet, in a window of half-side `search` of `hash`.
+    #[inline]
+    pub(super) fn new(search: f32, hash: &SpatialHash) -> Examined {
+        Examined {
+            candidates: 0,
+            runs: 0,
+            cut: false,
+            window: (search, hash.cell_size()),
+        }
+    }
+
+    /// Places a run of the window keeps at most: [`run_candidates`] of the
+    /// columns it spans.
+    #[cold]
+    fn cap(&self) -> usize {
+        let (search, cell_size) = self.window;
+        run_candidates(window_columns(search, cell_size), cell_size)
+    }
+
     /// The places of `run` the unit at place `unit` examines
-    /// ([`nearest_places`]), counted.
+    /// ([`nearest_places`]), counted. A run no longer than the least cap is
+    /// kept whole without finding the window's.
     #[inline]
     pub(super) fn add(&mut self, run: Range<usize>, unit: usize) -> Range<usize> {
-        let kept = nearest_places(run.clone(), unit, MAX_RUN_CANDIDATES);
+        let kept = if run.len() <= MIN_RUN_CANDIDATES {
+            run.clone()
+        } else {
+            nearest_places(run.clone(), unit, self.cap())
+        };
         self.cut |= kept.len() < run.len();
         self.candidates += kept.len() as u32;
         self.runs += u32::from(!kept.is_empty());
@@ -83,7 +109,11 @@ impl Examined {
     /// the runs that hold any.
     #[inline]
     pub(super) fn add_runs(&mut self, runs: WindowRuns, unit: usize) -> WindowRuns {
-        let kept = runs.nearest(unit, MAX_RUN_CANDIDATES);
+        let kept = if runs.longest() <= MIN_RUN_CANDIDATES {
+            runs
+        } else {
+            runs.nearest(unit, self.cap())
+        };
         self.cut |= kept.len() < runs.len();
         self.candidates += kept.len() as u32;
         self.runs += kept.non_empty() as u32;
@@ -117,8 +147,8 @@ pub(super) fn for_each_candidate(
 ) -> Examined {
     let point = context.hash.sorted_positions()[unit];
     let own = &context.bodies[unit];
-    let mut examined = Examined::default();
     let hash = context.hash;
+    let mut examined = Examined::new(search, hash);
     if context.scan == Scan::Lanes {
         hash.for_each_row_range_outside(point, search, skip, |run| {
             let run = examined.add(run, unit);
@@ -246,7 +276,7 @@ pub(super) fn queue_candidates_without_branch(
 ) -> (Examined, u32) {
     let point = context.hash.sorted_positions()[unit];
     let own = &context.bodies[unit];
-    let (mut examined, mut queued) = (Examined::default(), 0);
+    let (mut examined, mut queued) = (Examined::new(search, context.hash), 0);
     let mut offer = |place: usize| {
         let them = &context.bodies[place];
         let offset = them.centre - own.centre;

@@ -3,6 +3,7 @@
 //! only the chunk's own pushes), then applied.
 
 use super::*;
+use crate::data::unit_limits::clamp_to_map;
 
 /// One unit's share of a sweep: only its pushes (the counts and depths go
 /// to its chunk's [`Sweep`] totals), so clearing and reading the column is
@@ -52,8 +53,8 @@ pub(super) struct Sweep {
     pub(super) depth_rel: f32,
     /// The most candidates one unit examined.
     pub(super) most: u32,
-    /// Units whose search a run of more than [`MAX_RUN_CANDIDATES`] places
-    /// cut short.
+    /// Units whose search a run holding more places than its window
+    /// allows ([`run_candidates`]) cut short.
     pub(super) cut: u64,
 }
 
@@ -130,7 +131,8 @@ pub(super) fn apply_pushes(
                 Some(map) => map.step_on_open_ground(body.centre.truncate(), step),
                 None => step,
             };
-            body.centre += taken.extend(0.0);
+            // Never past the coordinate limit (a pile at the map's edge).
+            body.centre = clamp_to_map(body.centre.truncate() + taken).extend(body.centre.z);
             if taken != step {
                 body.wall = (step - taken).normalize_or_zero();
             } else if step.dot(body.wall) > 0.0 {

@@ -1,5 +1,7 @@
 //! The `steering` stage: each unit's desired velocity.
 //!
+//! Reciprocal avoidance ([`reciprocal`], ORCA among the nearest
+//! neighbours and the walls, solo units and platoon members alike),
 //! Force 21's drive-to ([`crate::geometry::seek`]) with vehicle avoidance
 //! ([`avoid`]: the soonest threat by time of nearest approach among the
 //! spatial hash's neighbours, eight at a time), or a potential field among
@@ -22,7 +24,7 @@ use glam::Vec2;
 use crate::nav::WorldMap;
 use crate::data::vehicles::{ARRIVE_RADIUS, PROGRESS_STEP_M, STUCK_AFTER_S};
 use crate::parallel::{STEER_CHUNK_ROWS, for_each_chunk4_of};
-use crate::data::spatial_hash::{SpatialHash, nearest_places};
+use crate::data::spatial_hash::{SpatialHash, nearest_places, run_candidates, window_columns};
 use crate::data::vehicles::{ColumnsMut, NONE, SteerMode};
 use avoid::{Body, Mover, Near, Question, Response, ThreatSearch};
 use field::{Disc, FieldUnit};
@@ -47,16 +49,26 @@ pub struct SteerStats {
     pub stuck: usize,
     /// The most candidate neighbours one unit examined.
     pub most_candidates: usize,
-    /// Units whose search a run of more than [`MAX_RUN_CANDIDATES`] places
-    /// cut short.
+    /// Units whose search a run holding more places than
+    /// [`run_candidates`] allows cut short.
     pub cut_searches: usize,
 }
 
-/// Places of one run (a row of the cells about a unit) a unit's
-/// search examines at most: the places nearest the unit's own. No shipped
-/// profile or crowd-quality scenario reaches it (`cut_searches` is 0), so
-/// it binds only where units pile up, and keeps the stage linear in them.
-pub const MAX_RUN_CANDIDATES: usize = 96;
+/// Places of one run (a row of the cells about a unit) a unit's search
+/// examines at most, the places nearest its own: [`run_candidates`] of the
+/// run's cells, as many as a crowd not piled up holds. No shipped profile
+/// or crowd-quality scenario reaches it (`cut_searches` is 0); it binds
+/// where units pile up, and keeps the stage linear in them.
+#[must_use]
+pub fn max_run_candidates(spatial: &SpatialHash, avoid_radius: f32) -> usize {
+    let cell_size = spatial.cell_size();
+    let cells = if spatial.block_covers(avoid_radius) {
+        3
+    } else {
+        window_columns(avoid_radius, cell_size)
+    };
+    run_candidates(cells, cell_size)
+}
 
 /// Within this distance of its goal a unit steering by reciprocal
 /// avoidance has arrived: a quarter of its shield's width, from 0.25 m to
@@ -89,6 +101,10 @@ pub struct SteerWorld<'a> {
     pub dt: f32,
     /// The tick, for reciprocal avoidance's symmetry-breaking nudge.
     pub tick: u64,
+    /// Whether reciprocal avoidance shares the work with every movable
+    /// neighbour (`FactionAvoidance::Shared`), or only with the unit's own
+    /// faction, taking all of it from the others'.
+    pub factions_share: bool,
     /// The grid whose walls reciprocal avoidance keeps clear of: a grid
     /// map's (a polygon map's raster is coarser than the routes planned on
     /// its edges, so its cells would block them).
@@ -163,9 +179,10 @@ fn steer_rows(
         progress_m,
         steered_from,
         stalled_s,
+        faction,
         ..
     } = columns;
-    let (position, inv_mass, platoon) = (&**position, &**inv_mass, &**platoon);
+    let (position, inv_mass, platoon, faction) = (&**position, &**inv_mass, &**platoon, &**faction);
     let turn_radius = &**turn_radius;
     let (max_speed, cruise_speed, max_brake, turn_rate, drive_to, goal, steer_mode) = (
         &**max_speed,
@@ -187,6 +204,7 @@ fn steer_rows(
         tick: world.tick,
     };
     let by_block = spatial.block_covers(world.avoid_radius);
+    let cap = max_run_candidates(spatial, world.avoid_radius);
     let radius_sq = world.avoid_radius * world.avoid_radius;
     let counts = [(); 5].map(|()| AtomicUsize::new(0));
     let most_candidates = AtomicUsize::new(0);
@@ -240,9 +258,7 @@ fn steer_rows(
                     out.finish(offset, wanted);
                     continue;
                 }
-                // Platoon members keep Force 21's avoidance: their slots
-                // space them, and their formation's rules assume it.
-                if steer_mode[offset] == SteerMode::Reciprocal as u8 && platoon[offset] == NONE {
+                if steer_mode[offset] == SteerMode::Reciprocal as u8 {
                     let max_speed = cruise_speed[offset] / slowdown;
                     // Only the goal itself is reached within the unit's own
                     // radius: drive-to points along a route or a curve keep
@@ -264,7 +280,7 @@ fn steer_rows(
                         movers,
                         place,
                         cells[first + offset],
-                        world.avoid_radius,
+                        (world.avoid_radius, cap),
                     );
                     search.count(&mut most, &mut tally);
                     let wish = Wish {
@@ -273,7 +289,21 @@ fn steer_rows(
                         preferred,
                         max_speed,
                     };
-                    let immovable = |other: usize| inv_mass[order[other] as usize] == 0.0;
+                    // A platoon member parked on its spot yields: it takes
+                    // all of every avoidance, so units pass through its
+                    // platoon's ranks, and it drives back after. A
+                    // neighbour takes no share either when immovable, or
+                    // of another faction when factions do not share.
+                    let parked = platoon[offset] != NONE
+                        && target == goal[offset]
+                        && me.position.distance(target) <= ARRIVE_RADIUS;
+                    let own = faction[first + offset];
+                    let immovable = |other: usize| {
+                        let other = order[other] as usize;
+                        parked
+                            || inv_mass[other] == 0.0
+                            || !(world.factions_share || faction[other] == own)
+                    };
                     let wanted = reciprocal::choose(&chooser, &wish, &nearest, immovable, &mut solver);
                     tally[1] += usize::from(wanted.distance_squared(preferred) > 1e-4);
                     out.finish(offset, wanted);
@@ -290,7 +320,7 @@ fn steer_rows(
                     radius_sq,
                     skip: place,
                 };
-                let mut examined = Examined::default();
+                let mut examined = Examined::new(cap);
                 // A radius within a cell: the block of cells about the
                 // unit's, found from the cell's number alone (the same rows
                 // within the radius, in the same order, as the window about
@@ -346,18 +376,19 @@ fn steer_rows(
 /// The neighbours reciprocal avoidance takes for the unit at place `place`
 /// (in hash cell `cell`): its [`reciprocal::MAX_NEIGHBOURS`] nearest within
 /// `radius` whose layers meet its own, among the candidates its search
-/// examines (of each run of cells about it, the [`MAX_RUN_CANDIDATES`]
-/// [`nearest_places`]); and what the search examined.
+/// examines (of each run of cells about it, the `cap`
+/// ([`max_run_candidates`]) [`nearest_places`]); and what the search
+/// examined.
 fn nearest_neighbours(
     spatial: &SpatialHash,
     movers: &MoverColumns,
     place: usize,
     cell: u32,
-    radius: f32,
+    (radius, cap): (f32, usize),
 ) -> (Nearest, Examined) {
     let me = movers.get(place);
     let radius_sq = radius * radius;
-    let (mut nearest, mut search) = (Nearest::default(), Examined::default());
+    let (mut nearest, mut search) = (Nearest::default(), Examined::new(cap));
     let mut offer = |run: std::ops::Range<usize>| {
         for other in search.nearest(run, place).filter(|&other| other != place) {
             let them = movers.get(other);
@@ -376,18 +407,27 @@ fn nearest_neighbours(
 }
 
 /// One unit's neighbour search: the candidates it examined, and whether a
-/// run was cut to its [`MAX_RUN_CANDIDATES`] nearest places.
-#[derive(Clone, Copy, Default)]
+/// run was cut to its `cap` ([`max_run_candidates`]) nearest places.
+#[derive(Clone, Copy)]
 struct Examined {
+    cap: usize,
     candidates: usize,
     cut: bool,
 }
 
 impl Examined {
+    fn new(cap: usize) -> Examined {
+        Examined {
+            cap,
+            candidates: 0,
+            cut: false,
+        }
+    }
+
     /// The places of `run` the unit at place `own` examines, counted.
     #[inline]
     fn nearest(&mut self, run: std::ops::Range<usize>, own: usize) -> std::ops::Range<usize> {
-        let kept = nearest_places(run.clone(), own, MAX_RUN_CANDIDATES);
+        let kept = nearest_places(run.clone(), own, self.cap);
         self.cut |= kept.len() < run.len();
         self.candidates += kept.len();
         kept
@@ -714,27 +754,32 @@ mod tests {
             oracle.truncate(reciprocal::MAX_NEIGHBOURS);
             let oracle: Vec<u32> = oracle.iter().map(|&(_, other)| other as u32).collect();
             let unit = hash.order()[place] as usize;
-            let (nearest, search) = nearest_neighbours(&hash, &movers, place, hash.cells()[unit], radius);
+            let cap = max_run_candidates(&hash, radius);
+            let (nearest, search) =
+                nearest_neighbours(&hash, &movers, place, hash.cells()[unit], (radius, cap));
             assert_eq!(nearest.places(), &oracle[..], "place {place}");
             assert!(!search.cut, "place {place}");
         }
         assert!(crowded > 20, "{crowded} units with more than ten in range");
     }
 
-    /// 5,000 units on one point: each search examines at most
-    /// [`MAX_RUN_CANDIDATES`] places of each of its three runs, all in
-    /// the unit's own cell, and keeps its ten nearest of them.
+    /// 5,000 units on one point: each search examines at most the cap of
+    /// each of its three runs (3 cells of 8 m: 384 places), all in the
+    /// unit's own cell, and keeps its ten nearest of them.
     #[test]
     fn on_one_point_a_search_examines_a_bounded_number() {
         let points = vec![Vec2::new(3.0, 3.0); 5_000];
         let (hash, movers) = crowd(&points);
+        let cap = max_run_candidates(&hash, 8.0);
+        assert_eq!(cap, 384);
         for place in (0..points.len()).step_by(7) {
             let unit = hash.order()[place] as usize;
-            let (nearest, search) = nearest_neighbours(&hash, &movers, place, hash.cells()[unit], 8.0);
+            let (nearest, search) =
+                nearest_neighbours(&hash, &movers, place, hash.cells()[unit], (8.0, cap));
             assert!(search.cut, "place {place}");
-            assert_eq!(search.candidates, MAX_RUN_CANDIDATES, "place {place}");
+            assert_eq!(search.candidates, cap, "place {place}");
             assert_eq!(nearest.places().len(), reciprocal::MAX_NEIGHBOURS);
-            let window = place.saturating_sub(MAX_RUN_CANDIDATES)..place + MAX_RUN_CANDIDATES;
+            let window = place.saturating_sub(cap)..place + cap;
             assert!(nearest.places().iter().all(|&other| window.contains(&(other as usize))));
         }
     }

@@ -24,7 +24,7 @@ use crate::random::unit_f32;
 
 /// Neighbours a unit avoids at most: its nearest (RVO2's `maxNeighbors`),
 /// so its linear program stays small however dense the crowd (the scan for
-/// them examines at most `MAX_RUN_CANDIDATES` places of each run of cells).
+/// them examines at most `max_run_candidates` places of each run of cells).
 pub const MAX_NEIGHBOURS: usize = 10;
 /// Wall segments a unit avoids at most: the nearest.
 pub const MAX_WALLS: usize = 12;

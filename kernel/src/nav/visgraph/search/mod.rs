@@ -136,6 +136,12 @@ impl VisSearch {
         search
     }
 
+    /// Room for queries on `nav` (after its graph grew), so none grows it.
+    pub fn reserve(&mut self, nav: &PolygonNavigator) {
+        self.begin(nav.total_nodes() + 2);
+        self.stamps.reserve(nav.graph().boundary().edge_count());
+    }
+
     /// The last path found, in full precision (what `out` holds as `f32`).
     #[must_use]
     pub fn route(&self) -> &[DVec2] {
