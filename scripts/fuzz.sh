@@ -10,7 +10,13 @@ target=${1:?usage: scripts/fuzz.sh TARGET SECONDS [SEED]}
 seconds=${2:?usage: scripts/fuzz.sh TARGET SECONDS [SEED]}
 seed=${3:-1}
 profile=${FUZZ_PROFILE:-release}
-cargo build --profile "$profile" -q -p convoy-fuzz
+if [ "$profile" = dev ]; then
+    # The workspace's test build, features and all: nothing to rebuild
+    # after `cargo test --workspace` (see scripts/smoke.sh).
+    cargo test -q --workspace --no-run
+else
+    cargo build --profile "$profile" -q -p convoy-fuzz
+fi
 folder=$([ "$profile" = dev ] && echo debug || echo "$profile")
 if [ "$target" = all ]; then
     targets="map scen polygon mesh visgraph profile snapshot"

@@ -5,8 +5,13 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 report=$(mktemp --suffix=.json)
 trap 'rm -f "$report"' EXIT
-# The dev profile (optimised kernel) reuses the test build: no release build.
-cargo run --quiet -p convoy-bench -- run --ticks 60 --json "$report"
+# The dev profile (optimised kernel) reuses the test build: no release
+# build. `cargo test --workspace --no-run` selects what CI's test step
+# selects, so after it this builds nothing; `cargo run -p convoy-bench`
+# would resolve features for that one package and rebuild the kernel and
+# every crate above it.
+cargo test --quiet --workspace --no-run
+target/debug/convoy-bench run --ticks 60 --json "$report"
 python3 - "$report" <<'PY'
 import json, sys
 report = json.load(open(sys.argv[1]))
