@@ -450,6 +450,23 @@ enum ConvoyStatus convoy_set_formation(struct ConvoySim *sim, uint64_t platoon, 
 // `sim` is NULL or live.
 enum ConvoyStatus convoy_disband_platoon(struct ConvoySim *sim, uint64_t platoon);
 
+// Adds `unit` (in no platoon) to `platoon` in its first empty slot, and
+// writes that slot to `*slot` (NULL: not wanted). If the platoon is
+// ordered, the unit heads for that slot's spot.
+//
+// # Safety
+// `sim` is NULL or live; `slot` is NULL or writable.
+enum ConvoyStatus convoy_join_platoon(struct ConvoySim *sim,
+                                      uint64_t platoon,
+                                      uint64_t unit,
+                                      uint32_t *slot);
+
+// Takes `unit` out of its platoon (nothing if it is in none).
+//
+// # Safety
+// `sim` is NULL or live.
+enum ConvoyStatus convoy_leave_platoon(struct ConvoySim *sim, uint64_t unit);
+
 // Writes `platoon`'s phase, formation, member count, position, heading,
 // speed and goal to `*out`.
 //
@@ -556,6 +573,42 @@ enum ConvoyStatus convoy_units_within(struct ConvoySim *sim,
                                       uint64_t *out,
                                       size_t capacity,
                                       size_t *count);
+
+// Finds the units in the rectangle from (`min_x`, `min_y`) to (`max_x`,
+// `max_y`) (edges included) on side `faction` and of `kind`
+// (`CONVOY_ANY` for either), nearest its centre first (ties by handle);
+// writes their number and the first `capacity` handles as
+// [`convoy_units_within`] does.
+//
+// # Safety
+// As [`convoy_units_within`].
+enum ConvoyStatus convoy_units_in_rect(struct ConvoySim *sim,
+                                       float min_x,
+                                       float min_y,
+                                       float max_x,
+                                       float max_y,
+                                       int32_t faction,
+                                       int32_t kind,
+                                       uint64_t *out,
+                                       size_t capacity,
+                                       size_t *count);
+
+// Finds the `k` units nearest (`x`, `y`) on side `faction` and of `kind`
+// (`CONVOY_ANY` for either), nearest first (ties by handle); writes their
+// number and the first `capacity` handles as [`convoy_units_within`]
+// does.
+//
+// # Safety
+// As [`convoy_units_within`].
+enum ConvoyStatus convoy_nearest_units(struct ConvoySim *sim,
+                                       float x,
+                                       float y,
+                                       size_t k,
+                                       int32_t faction,
+                                       int32_t kind,
+                                       uint64_t *out,
+                                       size_t capacity,
+                                       size_t *count);
 
 // Lends the last step's events: `*events` (an array of `*len`) stays
 // valid until the next step, restore or free; no events after a restore.

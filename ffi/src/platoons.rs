@@ -13,7 +13,7 @@ use convoy::{
 };
 
 use crate::status::{ConvoyStatus, Failure};
-use crate::units::{handle_of, stale, with_units};
+use crate::units::{handle_of, stale, unit_of, with_units};
 use crate::{ConvoySim, with_sim, with_sim_mut};
 
 /// Formation: single file along the path.
@@ -265,6 +265,45 @@ pub unsafe extern "C" fn convoy_disband_platoon(sim: *mut ConvoySim, platoon: u6
         handle
             .sim
             .disband_platoon(platoon_of(platoon))
+            .map_err(platoon_failure)
+    })
+}
+
+/// Adds `unit` (in no platoon) to `platoon` in its first empty slot, and
+/// writes that slot to `*slot` (NULL: not wanted). If the platoon is
+/// ordered, the unit heads for that slot's spot.
+///
+/// # Safety
+/// `sim` is NULL or live; `slot` is NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn convoy_join_platoon(
+    sim: *mut ConvoySim,
+    platoon: u64,
+    unit: u64,
+    slot: *mut u32,
+) -> ConvoyStatus {
+    with_sim_mut(unsafe { sim.as_mut() }, |handle| {
+        let seat = handle
+            .sim
+            .join_platoon(platoon_of(platoon), unit_of(unit))
+            .map_err(platoon_failure)?;
+        if let Some(slot) = unsafe { slot.as_mut() } {
+            *slot = seat as u32;
+        }
+        Ok(())
+    })
+}
+
+/// Takes `unit` out of its platoon (nothing if it is in none).
+///
+/// # Safety
+/// `sim` is NULL or live.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn convoy_leave_platoon(sim: *mut ConvoySim, unit: u64) -> ConvoyStatus {
+    with_sim_mut(unsafe { sim.as_mut() }, |handle| {
+        handle
+            .sim
+            .leave_platoon(unit_of(unit))
             .map_err(platoon_failure)
     })
 }

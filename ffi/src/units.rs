@@ -6,7 +6,9 @@
 //! column the same way).
 
 use convoy::glam::Vec2;
-use convoy::{FactionId, OrderError, QueryFilter, Sim, UnitId, UnitSpec, VehicleKind};
+use convoy::{
+    Bounds, FactionId, OrderError, QueryFilter, QueryHit, Sim, UnitId, UnitSpec, VehicleKind,
+};
 
 use crate::status::{ConvoyStatus, Failure};
 use crate::views::ConvoyUnitId;
@@ -249,12 +251,99 @@ pub unsafe extern "C" fn convoy_units_within(
             .sim
             .units_within(Vec2::new(x, y), radius, filter, hits)
             .map_err(Failure::bad)?;
-        *count = hits.len();
-        for (k, hit) in hits.iter().take(capacity).enumerate() {
-            unsafe { out.add(k).write(handle_of(hit.id)) };
-        }
+        unsafe { write_hits(hits, out, capacity, count) };
         Ok(())
     })
+}
+
+/// Finds the units in the rectangle from (`min_x`, `min_y`) to (`max_x`,
+/// `max_y`) (edges included) on side `faction` and of `kind`
+/// (`CONVOY_ANY` for either), nearest its centre first (ties by handle);
+/// writes their number and the first `capacity` handles as
+/// [`convoy_units_within`] does.
+///
+/// # Safety
+/// As [`convoy_units_within`].
+#[unsafe(no_mangle)]
+#[allow(clippy::too_many_arguments)] // the C signature: a rectangle, a filter and a buffer
+pub unsafe extern "C" fn convoy_units_in_rect(
+    sim: *mut ConvoySim,
+    min_x: f32,
+    min_y: f32,
+    max_x: f32,
+    max_y: f32,
+    faction: i32,
+    kind: i32,
+    out: *mut u64,
+    capacity: usize,
+    count: *mut usize,
+) -> ConvoyStatus {
+    with_sim_mut(unsafe { sim.as_mut() }, |handle| {
+        let count = unsafe { count.as_mut() }.ok_or_else(|| Failure::null("count"))?;
+        if out.is_null() && capacity > 0 {
+            return Err(Failure::null("out"));
+        }
+        let filter = filter(faction, kind)?;
+        let rect = Bounds {
+            min: Vec2::new(min_x, min_y),
+            max: Vec2::new(max_x, max_y),
+        };
+        let hits = &mut handle.hits;
+        handle
+            .sim
+            .units_in_rect(rect, filter, hits)
+            .map_err(Failure::bad)?;
+        unsafe { write_hits(hits, out, capacity, count) };
+        Ok(())
+    })
+}
+
+/// Finds the `k` units nearest (`x`, `y`) on side `faction` and of `kind`
+/// (`CONVOY_ANY` for either), nearest first (ties by handle); writes their
+/// number and the first `capacity` handles as [`convoy_units_within`]
+/// does.
+///
+/// # Safety
+/// As [`convoy_units_within`].
+#[unsafe(no_mangle)]
+#[allow(clippy::too_many_arguments)] // the C signature: a point, a filter and a buffer
+pub unsafe extern "C" fn convoy_nearest_units(
+    sim: *mut ConvoySim,
+    x: f32,
+    y: f32,
+    k: usize,
+    faction: i32,
+    kind: i32,
+    out: *mut u64,
+    capacity: usize,
+    count: *mut usize,
+) -> ConvoyStatus {
+    with_sim_mut(unsafe { sim.as_mut() }, |handle| {
+        let count = unsafe { count.as_mut() }.ok_or_else(|| Failure::null("count"))?;
+        if out.is_null() && capacity > 0 {
+            return Err(Failure::null("out"));
+        }
+        let filter = filter(faction, kind)?;
+        let hits = &mut handle.hits;
+        handle
+            .sim
+            .nearest_units(Vec2::new(x, y), k, filter, hits)
+            .map_err(Failure::bad)?;
+        unsafe { write_hits(hits, out, capacity, count) };
+        Ok(())
+    })
+}
+
+/// Writes the number of `hits` to `*count` and the first `capacity`
+/// handles to `out`.
+///
+/// # Safety
+/// `out` points to `capacity` writable handles (or `capacity` is 0).
+unsafe fn write_hits(hits: &[QueryHit], out: *mut u64, capacity: usize, count: &mut usize) {
+    *count = hits.len();
+    for (k, hit) in hits.iter().take(capacity).enumerate() {
+        unsafe { out.add(k).write(handle_of(hit.id)) };
+    }
 }
 
 /// The query filter `faction` and `kind` (each `CONVOY_ANY` or a value)
