@@ -368,7 +368,7 @@ columns! {
     unit_id: UnitId,
     /// The side the unit is on ([`FactionId`](crate::FactionId)'s value).
     faction: u16,
-    /// The group order the unit moves under ([`GroupId`](crate::GroupId)'s
+    /// The group order the unit moves under ([`GroupId`]'s
     /// value), or `u32::MAX` for none: members keep to the group's pace.
     group: u32,
     /// Metres driven on the way since the group order (the group's pace

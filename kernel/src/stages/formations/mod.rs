@@ -103,7 +103,7 @@ pub struct FormationWorld<'a> {
     /// Whether group orders' members keep to their slowest member's pace
     /// ([`group_pace`]).
     pub pace_groups: bool,
-    /// Where element leaders leapfrog to ([`leapfrog`]).
+    /// Where element leaders leapfrog to (`leapfrog.rs`).
     pub points_of_interest: &'a PointsOfInterest,
 }
 
