@@ -7,7 +7,8 @@
 
 use convoy::glam::Vec2;
 use convoy::{
-    Bounds, FactionId, OrderError, QueryFilter, QueryHit, Sim, UnitId, UnitSpec, VehicleKind,
+    Bounds, FactionId, OrderError, QueryError, QueryFilter, QueryHit, Sim, UnitId, UnitSpec,
+    VehicleKind,
 };
 
 use crate::status::{ConvoyStatus, Failure};
@@ -240,20 +241,10 @@ pub unsafe extern "C" fn convoy_units_within(
     capacity: usize,
     count: *mut usize,
 ) -> ConvoyStatus {
-    with_sim_mut(unsafe { sim.as_mut() }, |handle| {
-        let count = unsafe { count.as_mut() }.ok_or_else(|| Failure::null("count"))?;
-        if out.is_null() && capacity > 0 {
-            return Err(Failure::null("out"));
-        }
-        let filter = filter(faction, kind)?;
-        let hits = &mut handle.hits;
-        handle
-            .sim
-            .units_within(Vec2::new(x, y), radius, filter, hits)
-            .map_err(Failure::bad)?;
-        unsafe { write_hits(hits, out, capacity, count) };
-        Ok(())
-    })
+    let query = |sim: &Sim, filter, hits: &mut Vec<QueryHit>| {
+        sim.units_within(Vec2::new(x, y), radius, filter, hits)
+    };
+    unsafe { lend_query(sim, faction, kind, (out, capacity, count), query) }
 }
 
 /// Finds the units in the rectangle from (`min_x`, `min_y`) to (`max_x`,
@@ -278,24 +269,14 @@ pub unsafe extern "C" fn convoy_units_in_rect(
     capacity: usize,
     count: *mut usize,
 ) -> ConvoyStatus {
-    with_sim_mut(unsafe { sim.as_mut() }, |handle| {
-        let count = unsafe { count.as_mut() }.ok_or_else(|| Failure::null("count"))?;
-        if out.is_null() && capacity > 0 {
-            return Err(Failure::null("out"));
-        }
-        let filter = filter(faction, kind)?;
+    let query = |sim: &Sim, filter, hits: &mut Vec<QueryHit>| {
         let rect = Bounds {
             min: Vec2::new(min_x, min_y),
             max: Vec2::new(max_x, max_y),
         };
-        let hits = &mut handle.hits;
-        handle
-            .sim
-            .units_in_rect(rect, filter, hits)
-            .map_err(Failure::bad)?;
-        unsafe { write_hits(hits, out, capacity, count) };
-        Ok(())
-    })
+        sim.units_in_rect(rect, filter, hits)
+    };
+    unsafe { lend_query(sim, faction, kind, (out, capacity, count), query) }
 }
 
 /// Finds the `k` units nearest (`x`, `y`) on side `faction` and of `kind`
@@ -318,32 +299,39 @@ pub unsafe extern "C" fn convoy_nearest_units(
     capacity: usize,
     count: *mut usize,
 ) -> ConvoyStatus {
+    let query = |sim: &Sim, filter, hits: &mut Vec<QueryHit>| {
+        sim.nearest_units(Vec2::new(x, y), k, filter, hits)
+    };
+    unsafe { lend_query(sim, faction, kind, (out, capacity, count), query) }
+}
+
+/// Runs `query` into the `Sim`'s hit buffer with the filter `faction`
+/// and `kind` describe, then writes the number of hits to `*count` and
+/// the first `capacity` handles to `out`.
+///
+/// # Safety
+/// `sim` is NULL or live; `out` is NULL or points to `capacity` writable
+/// handles; `count` is NULL or writable.
+unsafe fn lend_query(
+    sim: *mut ConvoySim,
+    faction: i32,
+    kind: i32,
+    (out, capacity, count): (*mut u64, usize, *mut usize),
+    query: impl FnOnce(&Sim, QueryFilter, &mut Vec<QueryHit>) -> Result<(), QueryError>,
+) -> ConvoyStatus {
     with_sim_mut(unsafe { sim.as_mut() }, |handle| {
         let count = unsafe { count.as_mut() }.ok_or_else(|| Failure::null("count"))?;
         if out.is_null() && capacity > 0 {
             return Err(Failure::null("out"));
         }
         let filter = filter(faction, kind)?;
-        let hits = &mut handle.hits;
-        handle
-            .sim
-            .nearest_units(Vec2::new(x, y), k, filter, hits)
-            .map_err(Failure::bad)?;
-        unsafe { write_hits(hits, out, capacity, count) };
+        query(&handle.sim, filter, &mut handle.hits).map_err(Failure::bad)?;
+        *count = handle.hits.len();
+        for (k, hit) in handle.hits.iter().take(capacity).enumerate() {
+            unsafe { out.add(k).write(handle_of(hit.id)) };
+        }
         Ok(())
     })
-}
-
-/// Writes the number of `hits` to `*count` and the first `capacity`
-/// handles to `out`.
-///
-/// # Safety
-/// `out` points to `capacity` writable handles (or `capacity` is 0).
-unsafe fn write_hits(hits: &[QueryHit], out: *mut u64, capacity: usize, count: &mut usize) {
-    *count = hits.len();
-    for (k, hit) in hits.iter().take(capacity).enumerate() {
-        unsafe { out.add(k).write(handle_of(hit.id)) };
-    }
 }
 
 /// The query filter `faction` and `kind` (each `CONVOY_ANY` or a value)
