@@ -284,24 +284,16 @@ fn sim_config(config: &ConvoyConfig) -> Result<SimConfig, Failure> {
     let mut sim_config = SimConfig::new(Bounds::new(min, max));
     sim_config.threads = config.threads as usize;
     sim_config.reorder_interval = config.reorder_interval;
-    sim_config.group_pace = match config.group_pace {
-        0 => GroupPace::OwnSpeed,
-        1 => GroupPace::Slowest,
-        other => {
-            return Err(Failure::bad(format!(
-                "config `group_pace` must be 0 or 1, was {other}"
-            )));
-        }
-    };
-    sim_config.faction_avoidance = match config.faction_avoidance {
-        0 => FactionAvoidance::Shared,
-        1 => FactionAvoidance::OwnFactionOnly,
-        other => {
-            return Err(Failure::bad(format!(
-                "config `faction_avoidance` must be 0 or 1, was {other}"
-            )));
-        }
-    };
+    sim_config.group_pace = choice(
+        "group_pace",
+        config.group_pace,
+        [GroupPace::OwnSpeed, GroupPace::Slowest],
+    )?;
+    sim_config.faction_avoidance = choice(
+        "faction_avoidance",
+        config.faction_avoidance,
+        [FactionAvoidance::Shared, FactionAvoidance::OwnFactionOnly],
+    )?;
     if !config.map_path.is_null() {
         let path = unsafe { CStr::from_ptr(config.map_path) };
         let path = path
@@ -314,6 +306,15 @@ fn sim_config(config: &ConvoyConfig) -> Result<SimConfig, Failure> {
         sim_config.map = Map::Grid(Arc::new(map));
     }
     Ok(sim_config)
+}
+
+/// The option config `key`'s `value` numbers (0 or 1), or an error naming
+/// the key.
+fn choice<T: Copy>(key: &str, value: u8, options: [T; 2]) -> Result<T, Failure> {
+    options
+        .get(usize::from(value))
+        .copied()
+        .ok_or_else(|| Failure::bad(format!("config `{key}` must be 0 or 1, was {value}")))
 }
 
 /// A map file that could not be loaded: unreadable, or malformed.
