@@ -7,13 +7,20 @@
 //! than its top speed it brakes, and the speed is halved; otherwise the
 //! speed is clamped to the top speed. One addition: the speed never exceeds
 //! what the unit's own brakes can stop from before the arrival radius, so
-//! slow-braking vehicles do not overshoot.
+//! slow-braking vehicles do not overshoot; nor, outside the radius, falls
+//! below [`CREEP_SPEED`], so a unit does not stop a hair short of it.
 
 use glam::Vec2;
 
 /// Within this distance of its drive-to point a vehicle has arrived
 /// (Force 21 §5: 2.5 m).
 pub const ARRIVE_RADIUS: f32 = 2.5;
+
+/// The slowest speed asked for outside the arrival radius, m/s: braking
+/// to stop on the radius asks for less than `integrate` moves at (it
+/// stops a unit asked for under 0.05 m/s) in the last fraction of a
+/// millimetre, where a unit would otherwise stop for good.
+pub const CREEP_SPEED: f32 = 0.2;
 
 /// The velocity one unit wants toward `target`.
 #[must_use]
@@ -44,7 +51,7 @@ pub fn drive_to_velocity_within(
     };
     // v² = 2·b·d: the fastest speed from which braking stops in time.
     let stoppable = (2.0 * max_brake * (distance - arrive_radius)).sqrt();
-    offset * (base.min(stoppable) / distance)
+    offset * (base.min(stoppable).max(base.min(CREEP_SPEED)) / distance)
 }
 
 /// How far ahead to put a drive-to point so that [`drive_to_velocity`] asks
@@ -106,6 +113,19 @@ mod tests {
             drive_to_velocity(Vec2::ONE, Vec2::ONE, 10.0, 5.0),
             Vec2::ZERO
         );
+    }
+
+    /// Just outside the radius braking alone asks for less than a unit
+    /// moves at; the creep speed gets it in, never above its top speed.
+    #[test]
+    fn a_hair_outside_the_radius_a_unit_still_creeps_in() {
+        let hair = Vec2::new(ARRIVE_RADIUS + 1e-4, 0.0);
+        let wanted = drive_to_velocity(Vec2::ZERO, hair, 22.0, 8.0);
+        assert!((wanted.length() - CREEP_SPEED).abs() < 1e-6, "{wanted}");
+        let held = drive_to_velocity(Vec2::ZERO, hair, 0.0, 8.0);
+        assert_eq!(held, Vec2::ZERO, "a unit held at 0 m/s does not creep");
+        let slow = drive_to_velocity(Vec2::ZERO, hair, 0.1, 8.0);
+        assert!(slow.length() <= 0.1, "{slow}");
     }
 
     #[test]

@@ -16,7 +16,8 @@ use wide::f32x8;
 
 use crate::geometry::angles::{atan2_lanes, direction_lanes};
 use super::motion::{
-    REVERSE_SPEED_FRACTION, SHORT_REVERSE_FRACTION, STOPPED_SPEED, TURN_FIRST_ANGLE,
+    REVERSE_SPEED_FRACTION, SHORT_REVERSE_FRACTION, SQUARE_OFF_ANGLE, STOPPED_SPEED,
+    TURN_FIRST_ANGLE,
 };
 
 /// Eight units' motion ([`super::dynamics::Motion`]), field by field.
@@ -34,6 +35,7 @@ pub(crate) struct MotionLanes {
 pub(crate) struct LimitLanes {
     pub turns_in_place: f32x8,
     pub reverses: f32x8,
+    pub flies: f32x8,
     pub max_speed: f32x8,
     pub max_accel: f32x8,
     pub max_brake: f32x8,
@@ -96,21 +98,34 @@ fn aim(
         limits.turns_in_place & speed_now.simd_lt(f32x8::splat(STOPPED_SPEED)) & final_known;
     let stop_heading = face_final.select(final_heading, motion.heading);
     let want_heading = atan2_lanes(desired.1, desired.0);
-    // Cases 1 and 4 (goal ahead): forward, slowing for sharp turns.
+    // Cases 1 and 4 (goal ahead, outside a car's turning circle): forward,
+    // slowing for sharp turns.
     let along = desired.0 * forward.0 + desired.1 * forward.1;
-    let ahead = along.simd_ge(f32x8::ZERO);
     let cos_off = along / want_speed;
+    let sideways = (desired.0 * forward.1 - desired.1 * forward.0).abs();
+    let inside_turning_circle = !limits.turns_in_place
+        & limits.reverses
+        & cos_off.simd_lt(f32x8::splat(SQUARE_OFF_ANGLE.cos()))
+        & (desired.0 * desired.0 + desired.1 * desired.1).simd_lt(limits.turn_radius * sideways);
+    let ahead = along.simd_ge(f32x8::ZERO) & !inside_turning_circle;
     let turn_first = limits.turns_in_place & cos_off.simd_lt(f32x8::splat(TURN_FIRST_ANGLE.cos()));
-    let ahead_speed = turn_first.select(f32x8::ZERO, want_speed * max(cos_off, f32x8::ZERO));
-    // Case 3, close goal: back straight up to it.
+    let least_cos = limits
+        .turns_in_place
+        .select(f32x8::ZERO, f32x8::splat(SQUARE_OFF_ANGLE.cos()));
+    let ahead_speed = turn_first.select(f32x8::ZERO, want_speed * max(cos_off, least_cos));
+    // Case 3, close goal nearly behind, facing kept on the heading backing
+    // ends with: back straight up to it.
     let reverse_top = limits.max_speed * REVERSE_SPEED_FRACTION;
-    let facing = final_known.select(final_heading, want_heading);
-    let facing = direction_lanes(facing)?;
-    let facing_kept = (facing.0 * forward.0 + facing.1 * forward.1).simd_ge(f32x8::ZERO);
+    let back_heading = wrap(want_heading + PI)?;
+    let back = direction_lanes(back_heading)?;
+    let facing = direction_lanes(final_known.select(final_heading, f32x8::ZERO))?;
+    let facing_kept = final_known & (facing.0 * back.0 + facing.1 * back.1).simd_ge(f32x8::ZERO);
+    let nearly_behind = limits.flies
+        | (back.0 * forward.0 + back.1 * forward.1).simd_ge(f32x8::splat(TURN_FIRST_ANGLE.cos()));
     let back_up = limits.reverses
         & want_speed.simd_lt(SHORT_REVERSE_FRACTION * limits.max_speed)
+        & nearly_behind
         & facing_kept;
-    let back_heading = wrap(want_heading + PI)?;
     let off = wrap(back_heading - motion.heading)?;
     let off_cos = direction_lanes(off)?.0;
     let back_speed = -min(want_speed, reverse_top) * max(off_cos, f32x8::ZERO);
@@ -257,6 +272,7 @@ mod tests {
             let limits = LimitLanes {
                 turns_in_place: flags(|limits| limits.handling.turns_in_place),
                 reverses: flags(|limits| limits.handling.reverses),
+                flies: flags(|limits| limits.handling.flies),
                 max_speed: lanes(|unit| unit.3.max_speed),
                 max_accel: lanes(|unit| unit.3.max_accel),
                 max_brake: lanes(|unit| unit.3.max_brake),
@@ -295,6 +311,7 @@ mod tests {
         let limits = LimitLanes {
             turns_in_place: every_lane,
             reverses: every_lane,
+            flies: every_lane,
             max_speed: f32x8::splat(10.0),
             max_accel: f32x8::splat(3.0),
             max_brake: f32x8::splat(6.0),

@@ -11,11 +11,19 @@
 //! 1. all roughly the same: drive forward, turning gradually;
 //! 2. goal behind, to be faced: tracked and rotary-wing vehicles turn in
 //!    place; wheeled vehicles back up while turning (the three-point turn);
-//! 3. goal behind, facing kept: back straight up to it when it is close,
-//!    otherwise as case 2;
+//! 3. goal behind, facing kept: back straight up to it when it is close
+//!    and within 45° of straight behind, otherwise as case 2. "Facing
+//!    kept" is judged on the heading backing up ends with, not the current
+//!    one, which the backing turn itself moves;
 //! 4. goal ahead, to be faced away from: drive there, then turn in place on
 //!    arrival — wheeled vehicles cannot, and keep the wrong facing, as the
 //!    paper accepts.
+//!
+//! A vehicle that turns only while it moves never drives a goal ahead at
+//! less than the cosine of 75° of the speed asked for: at the cosine of
+//! 90° it would stand and never turn. A goal more than 75° off and inside
+//! a wheeled vehicle's turning circle counts as behind: driving forward
+//! would circle it for ever.
 //!
 //! Limits come from the unit's columns: top speed, acceleration, braking,
 //! yaw rate, and for kinds that cannot turn in place a minimum turn radius
@@ -31,7 +39,8 @@ use wide::f32x8;
 
 use super::drive_lanes::{LimitLanes, MotionLanes, drive_lanes};
 use super::motion::{
-    Limits, Motion, REVERSE_SPEED_FRACTION, SHORT_REVERSE_FRACTION, STOPPED_SPEED, TURN_FIRST_ANGLE,
+    Limits, Motion, REVERSE_SPEED_FRACTION, SHORT_REVERSE_FRACTION, SQUARE_OFF_ANGLE, STOPPED_SPEED,
+    TURN_FIRST_ANGLE,
 };
 use super::walls;
 use crate::data::unit_limits::{MAX_COORDINATE, clamp_to_map};
@@ -75,14 +84,15 @@ fn aim(motion: &Motion, forward: Vec2, desired: Vec2, final_heading: f32, limits
     }
     let want_heading = angles::atan2(desired.y, desired.x);
     let along = desired.dot(forward);
-    if along >= 0.0 {
-        // Cases 1 and 4 (goal ahead): forward, slowing for sharp turns.
-        // The cosine of the angle off the heading, without trigonometry.
-        let cos_off = along / want_speed;
-        let speed = if handling.turns_in_place && cos_off < TURN_FIRST_ANGLE.cos() {
-            0.0
+    // The cosine of the angle off the heading, without trigonometry.
+    let cos_off = along / want_speed;
+    if along >= 0.0 && !inside_turning_circle(desired, forward, cos_off, limits) {
+        // Cases 1 and 4 (goal ahead): forward, slowing for sharp turns; a
+        // unit that turns only while it moves keeps moving to turn.
+        let speed = if handling.turns_in_place {
+            if cos_off < TURN_FIRST_ANGLE.cos() { 0.0 } else { want_speed * cos_off }
         } else {
-            want_speed * cos_off.max(0.0)
+            want_speed * cos_off.max(SQUARE_OFF_ANGLE.cos())
         };
         return Aim {
             speed,
@@ -90,22 +100,30 @@ fn aim(motion: &Motion, forward: Vec2, desired: Vec2, final_heading: f32, limits
         };
     }
     let reverse_top = limits.max_speed * REVERSE_SPEED_FRACTION;
-    let facing_kept = || {
-        let facing = if final_heading.is_finite() {
-            final_heading
-        } else {
-            want_heading
-        };
-        angles::direction(facing).dot(forward) >= 0.0
-    };
-    if handling.reverses && want_speed < SHORT_REVERSE_FRACTION * limits.max_speed && facing_kept()
+    // Case 3 is judged on the heading backing up ends with: judged on the
+    // current one, which the backing turn moves, a unit at the threshold
+    // flips between backing and turning every tick and never moves.
+    let back_heading = wrap_angle(want_heading + PI);
+    // The polynomial cosine, as everywhere here: the same bits on every
+    // platform.
+    let back = angles::direction(back_heading);
+    // With no facing ordered, the facing wanted is toward the goal, which
+    // backing up never keeps.
+    let facing_kept =
+        || final_heading.is_finite() && angles::direction(final_heading).dot(back) >= 0.0;
+    // On the ground, a goal well off straight behind is turned to (case
+    // 2): a car backing at the cosine of a wide angle barely moves, and
+    // turns no faster than it moves; a tank backing and turning at once
+    // jams with its neighbours. Helicopters back at any angle.
+    let nearly_behind = handling.flies || back.dot(forward) >= TURN_FIRST_ANGLE.cos();
+    if handling.reverses
+        && want_speed < SHORT_REVERSE_FRACTION * limits.max_speed
+        && nearly_behind
+        && facing_kept()
     {
         // Case 3, close goal: back straight up to it.
-        let back_heading = wrap_angle(want_heading + PI);
         let off = wrap_angle(back_heading - motion.heading);
         return Aim {
-            // The polynomial cosine, as everywhere here: the same bits on
-            // every platform.
             speed: -want_speed.min(reverse_top) * angles::direction(off).x.max(0.0),
             heading: back_heading,
         };
@@ -124,6 +142,20 @@ fn aim(motion: &Motion, forward: Vec2, desired: Vec2, final_heading: f32, limits
         speed,
         heading: want_heading,
     }
+}
+
+/// Whether a car's goal, nearly square to its heading, lies inside its turning
+/// circle, where driving forward never reaches it: near its goal the seek
+/// rule asks for half the distance ([`crate::geometry::seek`]), so the goal
+/// is about `2·v` away, inside the circle when `2·v < 2·r·sin(off)`, that
+/// is `v² < r·|desired × forward|`. Such a car backs up as in case 2.
+#[inline]
+fn inside_turning_circle(desired: Vec2, forward: Vec2, cos_off: f32, limits: &Limits) -> bool {
+    let handling = limits.handling;
+    !handling.turns_in_place
+        && handling.reverses
+        && cos_off < SQUARE_OFF_ANGLE.cos()
+        && desired.length_squared() < limits.turn_radius * desired.perp_dot(forward).abs()
 }
 
 /// Advances one unit by `dt` toward `desired` velocity within its limits.
@@ -354,6 +386,7 @@ impl ChunkInputs<'_> {
         let limits = LimitLanes {
             turns_in_place: handling(|handling| handling.turns_in_place),
             reverses: handling(|handling| handling.reverses),
+            flies: handling(|handling| handling.flies),
             max_speed: column(self.max_speed),
             max_accel: column(self.max_accel),
             max_brake: column(self.max_brake),

@@ -68,8 +68,8 @@ const DROP_ROUTE: u8 = 2;
 /// A unit on its route's first leg that sees no corner of it asks for a
 /// new path once it has made no progress for this long, seconds.
 const REPLAN_AFTER_STALL_S: f32 = 0.1;
-/// A unit without a route, stalled this long short of a drive-to point
-/// hidden behind a wall, asks for its own path however near the point is,
+/// A unit stalled this long short of a drive-to point or route corner
+/// hidden behind a wall asks for a path however near the point is,
 /// seconds.
 const STALLED_NEAR_WALL_S: f32 = 1.0;
 /// Each unit gets the bad-position check every this many ticks.
@@ -374,7 +374,13 @@ impl PathService {
                             VehicleKind::from_u8(kind[row]).is_some_and(|kind| kind.handling().flies)
                         };
                         if let Some(map) = map.filter(|_| due && solo && !flies()) {
-                            let reach = 3f32.sqrt() * max_speed[row];
+                            // Near counts as seen (Force 21), unless the
+                            // unit has stalled short of a hidden corner.
+                            let reach = if stalled_s[row] < STALLED_NEAR_WALL_S {
+                                3f32.sqrt() * max_speed[row]
+                            } else {
+                                0.0
+                            };
                             match corner_in_sight(map, routes.of(slot), next, here, reach) {
                                 Some(seen) => next = seen,
                                 None => {
@@ -552,16 +558,21 @@ fn next_batch<'b>(
 
 /// The corner of `route` a unit at `here` should drive for, instead of
 /// corner `next`: `next` itself if it is within `reach` or in sight, else
-/// the latest earlier corner in sight; `None` when none is (the unit needs
-/// a new path: its first corner is in sight from where the route began, see
-/// [`start_at_cell_centre`], except for a wheeled unit, which may ask again
-/// until it sees it).
+/// the latest earlier corner in sight that is no farther; `None` when none
+/// is (the unit needs a new path: going back a long way to a corner behind
+/// it is worse. Its first corner is in sight from where the route began,
+/// see [`start_at_cell_centre`], except for a wheeled unit, which may ask
+/// again until it sees it).
 fn corner_in_sight(map: &WorldMap, route: &[Vec2], next: u32, here: Vec2, reach: f32) -> Option<u32> {
     let corner = route[next as usize];
-    if here.distance(corner) <= reach || map.segment_is_clear(here, corner) {
+    let distance = here.distance(corner);
+    if distance <= reach || map.segment_is_clear(here, corner) {
         return Some(next);
     }
-    (0..next).rev().find(|&k| map.segment_is_clear(here, route[k as usize]))
+    (0..next).rev().find(|&k| {
+        let earlier = route[k as usize];
+        here.distance(earlier) <= distance && map.segment_is_clear(here, earlier)
+    })
 }
 
 /// Serves the queue on a grid map with resumable searches: rounds resume

@@ -39,6 +39,11 @@ impl CellBox {
 /// `reach` of `centre` (the box of cells about it): row edges first (rows
 /// ascending, then x), then column edges (columns ascending, then y).
 /// Nothing when the box holds no blocked cell.
+///
+/// Row runs go toward −x and column runs toward +y, so the right of `a`→`b`
+/// is the +y or +x side: the cell a point exactly on the run belongs to.
+/// A unit's centre is always in an open cell, so avoidance, which pushes a
+/// centre on a segment to its right, pushes it out of the wall.
 pub fn for_each_wall_run(map: &WorldMap, centre: Vec2, reach: f32, visit: impl FnMut(Vec2, Vec2)) {
     let Some(cells) = wall_box(map, centre, reach) else {
         return;
@@ -98,7 +103,7 @@ fn runs_from_bits(map: &WorldMap, cells: CellBox, mut visit: impl FnMut(Vec2, Ve
     for j in 1..rows.len() {
         let y = cells.y0 + j as i64;
         for_each_run(rows[j - 1] ^ rows[j], |first, end| {
-            visit(corner(map, cells.x0 + first, y), corner(map, cells.x0 + end, y));
+            visit(corner(map, cells.x0 + end, y), corner(map, cells.x0 + first, y));
         });
     }
     // Edges along columns: between cells (x - 1, y) and (x, y); bit i of a
@@ -170,7 +175,7 @@ fn runs_cell_by_cell(map: &WorldMap, cells: CellBox, mut visit: impl FnMut(Vec2,
     for y in cells.y0 + 1..=cells.y1 {
         let edges = (cells.x0..=cells.x1).map(|x| open(map, x, y - 1) != open(map, x, y));
         for_each_true_run(edges, |first, end| {
-            visit(corner(map, cells.x0 + first, y), corner(map, cells.x0 + end, y));
+            visit(corner(map, cells.x0 + end, y), corner(map, cells.x0 + first, y));
         });
     }
     for x in cells.x0 + 1..=cells.x1 {
@@ -229,8 +234,8 @@ mod tests {
         let map = WorldMap::new(&grid, Mobility::GROUND, Vec2::ZERO, 1.0).expect("valid");
         let found = runs(&map, Vec2::splat(1.5), 0.5, false);
         let sides = [
-            (Vec2::new(1.0, 1.0), Vec2::new(2.0, 1.0)),
-            (Vec2::new(1.0, 2.0), Vec2::new(2.0, 2.0)),
+            (Vec2::new(2.0, 1.0), Vec2::new(1.0, 1.0)),
+            (Vec2::new(2.0, 2.0), Vec2::new(1.0, 2.0)),
             (Vec2::new(1.0, 1.0), Vec2::new(1.0, 2.0)),
             (Vec2::new(2.0, 1.0), Vec2::new(2.0, 2.0)),
         ];
