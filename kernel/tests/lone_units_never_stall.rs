@@ -282,3 +282,30 @@ fn trucks_reach_their_arrival_radius_from_every_side() {
         );
     }
 }
+
+/// A truck facing east with its goal a few metres to a side, ahead or
+/// behind: inside its turning circle it backs and turns, and at the angle
+/// where it would change gear it once chattered between forward and
+/// reverse, never gaining the speed to turn (the goal 6 m to its left).
+#[test]
+fn trucks_reach_goals_close_beside_and_behind_them() {
+    for dx in (-8..=8).step_by(2) {
+        for dy in (-8..=8).step_by(2) {
+            let offset = Vec2::new(dx as f32, dy as f32);
+            if offset.length() <= 3.0 {
+                continue;
+            }
+            let mut config = SimConfig::new(Bounds::new(Vec2::splat(-100.0), Vec2::splat(100.0)));
+            config.threads = 1;
+            let mut sim = Sim::new(config).unwrap();
+            let truck = sim
+                .spawn(&UnitSpec::new(VehicleKind::Wheeled, Vec2::ZERO))
+                .unwrap();
+            sim.order_move(truck, offset).unwrap();
+            assert!(
+                arrives(&mut sim, truck, 15.0),
+                "a truck did not reach {offset} in 15 s"
+            );
+        }
+    }
+}

@@ -16,7 +16,8 @@ use wide::f32x8;
 
 use crate::geometry::angles::{atan2_lanes, direction_lanes};
 use super::motion::{
-    REVERSE_SPEED_FRACTION, SHORT_REVERSE_FRACTION, SQUARE_OFF_ANGLE, STOPPED_SPEED,
+    KEEP_BACKING_ANGLE, REVERSE_SPEED_FRACTION, SHORT_REVERSE_FRACTION, SQUARE_OFF_ANGLE,
+    STOPPED_SPEED,
     TURN_FIRST_ANGLE,
 };
 
@@ -103,9 +104,14 @@ fn aim(
     let along = desired.0 * forward.0 + desired.1 * forward.1;
     let cos_off = along / want_speed;
     let sideways = (desired.0 * forward.1 - desired.1 * forward.0).abs();
+    let backing = (motion.vx * forward.0 + motion.vy * forward.1).simd_lt(f32x8::ZERO);
+    let square_off = backing.select(
+        f32x8::splat(KEEP_BACKING_ANGLE.cos()),
+        f32x8::splat(SQUARE_OFF_ANGLE.cos()),
+    );
     let inside_turning_circle = !limits.turns_in_place
         & limits.reverses
-        & cos_off.simd_lt(f32x8::splat(SQUARE_OFF_ANGLE.cos()))
+        & cos_off.simd_lt(square_off)
         & (desired.0 * desired.0 + desired.1 * desired.1).simd_lt(limits.turn_radius * sideways);
     let ahead = along.simd_ge(f32x8::ZERO) & !inside_turning_circle;
     let turn_first = limits.turns_in_place & cos_off.simd_lt(f32x8::splat(TURN_FIRST_ANGLE.cos()));

@@ -39,7 +39,8 @@ use wide::f32x8;
 
 use super::drive_lanes::{LimitLanes, MotionLanes, drive_lanes};
 use super::motion::{
-    Limits, Motion, REVERSE_SPEED_FRACTION, SHORT_REVERSE_FRACTION, SQUARE_OFF_ANGLE, STOPPED_SPEED,
+    Limits, Motion, KEEP_BACKING_ANGLE, REVERSE_SPEED_FRACTION, SHORT_REVERSE_FRACTION, SQUARE_OFF_ANGLE,
+    STOPPED_SPEED,
     TURN_FIRST_ANGLE,
 };
 use super::walls;
@@ -86,7 +87,8 @@ fn aim(motion: &Motion, forward: Vec2, desired: Vec2, final_heading: f32, limits
     let along = desired.dot(forward);
     // The cosine of the angle off the heading, without trigonometry.
     let cos_off = along / want_speed;
-    if along >= 0.0 && !inside_turning_circle(desired, forward, cos_off, limits) {
+    let backing = motion.velocity.dot(forward) < 0.0;
+    if along >= 0.0 && !inside_turning_circle(desired, forward, cos_off, backing, limits) {
         // Cases 1 and 4 (goal ahead): forward, slowing for sharp turns; a
         // unit that turns only while it moves keeps moving to turn.
         let speed = if handling.turns_in_place {
@@ -148,13 +150,22 @@ fn aim(motion: &Motion, forward: Vec2, desired: Vec2, final_heading: f32, limits
 /// circle, where driving forward never reaches it: near its goal the seek
 /// rule asks for half the distance ([`crate::geometry::seek`]), so the goal
 /// is about `2·v` away, inside the circle when `2·v < 2·r·sin(off)`, that
-/// is `v² < r·|desired × forward|`. Such a car backs up as in case 2.
+/// is `v² < r·|desired × forward|`. Such a car backs up as in case 2; one
+/// already backing keeps on until the goal is within [`KEEP_BACKING_ANGLE`]
+/// of its heading, so it does not chatter between gears at the threshold.
 #[inline]
-fn inside_turning_circle(desired: Vec2, forward: Vec2, cos_off: f32, limits: &Limits) -> bool {
+fn inside_turning_circle(
+    desired: Vec2,
+    forward: Vec2,
+    cos_off: f32,
+    backing: bool,
+    limits: &Limits,
+) -> bool {
     let handling = limits.handling;
+    let square_off = if backing { KEEP_BACKING_ANGLE } else { SQUARE_OFF_ANGLE };
     !handling.turns_in_place
         && handling.reverses
-        && cos_off < SQUARE_OFF_ANGLE.cos()
+        && cos_off < square_off.cos()
         && desired.length_squared() < limits.turn_radius * desired.perp_dot(forward).abs()
 }
 

@@ -17,6 +17,9 @@ pub(crate) const TURN_FIRST_ANGLE: f32 = FRAC_PI_4;
 /// inside its turning circle backs up: forward it would move at the
 /// cosine of the angle, too slowly to turn, and never reach the goal.
 pub(crate) const SQUARE_OFF_ANGLE: f32 = 5.0 * PI / 12.0;
+/// A car backing away from a goal inside its turning circle keeps backing
+/// until the goal is within this angle of its heading (radians).
+pub(crate) const KEEP_BACKING_ANGLE: f32 = PI / 3.0;
 /// Below this speed a unit counts as stopped, m/s.
 pub const STOPPED_SPEED: f32 = 0.05;
 /// Case 3 backs straight up only when the desired speed is below this
