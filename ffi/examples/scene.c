@@ -3,10 +3,13 @@
  * array), one tank retuned, a platoon of four formed, ordered and
  * disbanded, a wall placed on a tank, the lockstep checksum and a
  * save/restore round trip whose continuation must match the original's.
+ * Then, on the river-crossing polygon map, a tank goes round an obstacle
+ * added at run time, and the obstacle and the bridge are taken off.
  * Exits 1 on any failure.
  *
  *   cc ffi/examples/scene.c -Iffi/include target/debug/libconvoy_ffi.a \
- *      -lpthread -ldl -lm -o scene && ./scene profiles/maps/arena2.map
+ *      -lpthread -ldl -lm -o scene && \
+ *      ./scene profiles/maps/arena2.map profiles/maps/river_crossing.json
  */
 #include <math.h>
 #include <stdio.h>
@@ -156,8 +159,47 @@ static int wall_on(ConvoySim *sim, uint64_t tank) {
     return bad == CONVOY_BAD_ARGUMENT && (after_x != x || after_y != y);
 }
 
+/* On the polygon map at `path` (river_crossing.json: 1 km square, a river
+ * at x = 470 to 530 with bridge 1): a square obstacle added at run time on
+ * a tank's straight way east, which the tank must go round. Returns 1 when
+ * it arrived with a detour, and the obstacle and the bridge came off. */
+static int polygon_world(const char *path) {
+    ConvoyConfig config = convoy_config_default();
+    config.polygon_path = path;
+    config.cell_size = 5.0f; /* the raster for the tick's local checks */
+    config.clearance = 4.0f; /* obstacles grow by it for route planning */
+    ConvoySim *sim = NULL;
+    check(convoy_sim_new(&config, &sim), "convoy_sim_new (polygon map)");
+    const float square[8] = {740.0f, 650.0f, 810.0f, 650.0f, 810.0f, 750.0f, 740.0f, 750.0f};
+    uint32_t obstacle = 0;
+    check(convoy_add_obstacle(sim, square, 4, &obstacle), "convoy_add_obstacle");
+    uint64_t tank = 0;
+    check(convoy_spawn(sim, CONVOY_KIND_TRACKED, 600.0f, 700.0f, 0, &tank), "convoy_spawn");
+    check(convoy_order_move(sim, tank, 950.0f, 700.0f, NULL), "convoy_order_move");
+    float widest = 0.0f;
+    uint8_t state = CONVOY_MOVE_WAITING_FOR_PATH;
+    for (int tick = 0; tick < 60 * 60 && state != CONVOY_MOVE_ARRIVED; tick++) {
+        check(convoy_step(sim, DT), "convoy_step");
+        const float *xy = NULL;
+        size_t rows = 0;
+        check(convoy_positions(sim, &xy, &rows), "convoy_positions");
+        widest = fmaxf(widest, fabsf(xy[1] - 700.0f));
+        check(convoy_move_state(sim, tank, &state), "convoy_move_state");
+    }
+    printf("obstacle %u: detour %.0f m off the straight way, move state %d\n", obstacle, widest,
+           (int)state);
+    check(convoy_remove_obstacle(sim, obstacle), "convoy_remove_obstacle");
+    const uint16_t told[1] = {0}; /* the factions that know at once */
+    check(convoy_remove_bridge(sim, 1, told, 1), "convoy_remove_bridge");
+    ConvoyStatus unknown = convoy_remove_bridge(sim, 9, told, 1);
+    printf("unknown bridge: status %d, %s\n", (int)unknown, convoy_last_error_message());
+    convoy_sim_free(sim);
+    return state == CONVOY_MOVE_ARRIVED && widest > 50.0f && unknown == CONVOY_BAD_ARGUMENT;
+}
+
 int main(int argc, char **argv) {
     const char *map = argc > 1 ? argv[1] : "profiles/maps/arena2.map";
+    const char *polygons = argc > 2 ? argv[2] : "profiles/maps/river_crossing.json";
     ConvoySim *sim = new_world(map);
 
     uint64_t tanks[UNITS];
@@ -243,8 +285,9 @@ int main(int argc, char **argv) {
 
     convoy_sim_free(twin);
     convoy_sim_free(sim);
+    int detoured = polygon_world(polygons);
     int ok = arrived == UNITS && found == UNITS && twin_sum == saved_sum && sums[0] == sums[1] &&
-             stale == CONVOY_STALE_UNIT && retuned && formed && walled;
+             stale == CONVOY_STALE_UNIT && retuned && formed && walled && detoured;
     printf(ok ? "ok\n" : "FAILED\n");
     return ok ? 0 : 1;
 }

@@ -161,6 +161,9 @@ typedef enum ConvoyStatus {
   // The call edits or reads grid cells, and the world is an open field
   // or a polygon map.
   CONVOY_NOT_A_GRID_MAP = 10,
+  // The call edits a polygon map's obstacles or bridges, and the world
+  // is an open field or a grid map.
+  CONVOY_NOT_A_POLYGON_MAP = 11,
 } ConvoyStatus;
 
 // An opaque simulation: the kernel's `Sim` and the buffers the C API
@@ -185,20 +188,43 @@ typedef struct ConvoyConfig {
   // event says so); 0 never reorders.
   uint32_t reorder_interval;
   // A Moving AI `.map` file to move on (UTF-8 path, NUL-terminated), or
-  // NULL for an open field.
+  // NULL. With neither this nor `polygon_path` the world is an open
+  // field; setting both is refused.
   const char *map_path;
-  // The map's cell edge, metres.
+  // A polygon map to move on (UTF-8 path, NUL-terminated), in world
+  // coordinates: a Polyanya `.mesh` by its extension, else a JSON
+  // polygon map (docs/polygon-maps.md); or NULL. Routes are planned on
+  // its visibility graph (roads at half cost); obstacles and bridges
+  // change at run time (`convoy_add_obstacle`, `convoy_remove_bridge`,
+  // ...).
+  const char *polygon_path;
+  // The map's cell edge, metres; a polygon map is rasterised at it for
+  // the tick's local checks (lines of sight, formation slots, swamps).
   float cell_size;
-  // Where the map's cell (0, 0) corner lies, x.
+  // Where the grid map's cell (0, 0) corner lies, x (a polygon map is in
+  // world coordinates).
   float origin_x;
-  // Where the map's cell (0, 0) corner lies, y.
+  // Where the grid map's cell (0, 0) corner lies, y.
   float origin_y;
+  // Polygon maps: obstacles grow and containers shrink by this radius
+  // for route planning, metres (0 to 10,000).
+  float clearance;
+  // Polygon maps: how many sides plan over its bridges, each with its
+  // own knowledge of them (faction ids 0 to `factions - 1`; at least 1).
+  uint16_t factions;
   // How group orders' members travel: 0, each at its own top speed; 1,
   // at the slowest member's (`GroupPace`).
   uint8_t group_pace;
   // How avoidance is shared between factions: 0, by every movable
   // neighbour; 1, with the unit's own faction only (`FactionAvoidance`).
   uint8_t faction_avoidance;
+  // Points of interest (cover) platoons' element leaders leapfrog to
+  // (`ConvoyPlatoonSpec::leapfrog_m`): point `k` at
+  // `points_of_interest_xy[2k]`, `[2k+1]`, each within the bounds; NULL
+  // when `points_of_interest_count` is 0. Copied by `convoy_sim_new`.
+  const float *points_of_interest_xy;
+  // How many points `points_of_interest_xy` holds.
+  size_t points_of_interest_count;
 } ConvoyConfig;
 
 // A unit's tuning: everything a spawn sets but its kind, position,
@@ -299,13 +325,33 @@ typedef struct ConvoyEvent {
   uint64_t id;
 } ConvoyEvent;
 
+// A bridge for [`convoy_add_bridge`]: two ends on land and the middle of
+// its deck over whatever it spans (`BridgeSpec`).
+typedef struct ConvoyBridgeSpec {
+  // Its id, unique among the map's bridges (removed ones included).
+  uint32_t id;
+  // The first end, x (inside a container of the map).
+  float end0_x;
+  // The first end, y.
+  float end0_y;
+  // The middle of the deck, x.
+  float middle_x;
+  // The middle of the deck, y.
+  float middle_y;
+  // The second end, x (inside a container of the map).
+  float end1_x;
+  // The second end, y.
+  float end1_y;
+} ConvoyBridgeSpec;
+
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
 
 // A default configuration: the square from (-1000, -1000) to (1000, 1000)
 // m, one thread, reorder every 32 ticks, an open field, 8 m map cells at
-// (0, 0), groups at their members' own speeds, avoidance shared by all.
+// (0, 0), no clearance, one faction, groups at their members' own speeds,
+// avoidance shared by all, no points of interest.
 struct ConvoyConfig convoy_config_default(void);
 
 // Builds a world from `*config` and stores it in `*out` (NULL on
@@ -313,7 +359,9 @@ struct ConvoyConfig convoy_config_default(void);
 //
 // # Safety
 // `config` is NULL or points to a valid `ConvoyConfig` whose `map_path`
-// is NULL or a NUL-terminated string; `out` is NULL or writable.
+// and `polygon_path` are each NULL or a NUL-terminated string and whose
+// `points_of_interest_xy` is NULL or points to `2 *
+// points_of_interest_count` readable floats; `out` is NULL or writable.
 enum ConvoyStatus convoy_sim_new(const struct ConvoyConfig *config, struct ConvoySim **out);
 
 // Destroys a world made by [`convoy_sim_new`]; NULL does nothing. Every
@@ -649,6 +697,66 @@ enum ConvoyStatus convoy_headings(const struct ConvoySim *sim,
 enum ConvoyStatus convoy_unit_ids(const struct ConvoySim *sim,
                                   const struct ConvoyUnitId **ids,
                                   size_t *rows);
+
+// Puts an obstacle on the polygon map: the simple ring of `count` points
+// (at least three, the closing edge implied) at `points_xy[2k]`,
+// `points_xy[2k+1]`, and writes its id to `*out`. Routes are planned
+// around it at the map's clearance, ground units on raster cells it walls
+// move out (`CONVOY_EVENT_DISPLACED` in the next step's events), and
+// units and platoons whose route crosses it replan. A point NaN, infinite
+// or off the map, crossing edges, no area, or a polygon that leaves no
+// free space is `CONVOY_BAD_ARGUMENT`, with nothing changed. Between
+// steps; it allocates (the planner's graph and the raster are rebuilt).
+// Snapshots carry it.
+//
+// # Safety
+// `sim` is NULL or live; `points_xy` is NULL or points to `2 * count`
+// readable floats; `out` is NULL or writable.
+enum ConvoyStatus convoy_add_obstacle(struct ConvoySim *sim,
+                                      const float *points_xy,
+                                      size_t count,
+                                      uint32_t *out);
+
+// Takes the obstacle `id` (from [`convoy_add_obstacle`]) off the polygon
+// map; units whose goal it kept out of reach go on. An unknown id is
+// `CONVOY_BAD_ARGUMENT`. Between steps; it allocates.
+//
+// # Safety
+// `sim` is NULL or live.
+enum ConvoyStatus convoy_remove_obstacle(struct ConvoySim *sim, uint32_t id);
+
+// Adds the bridge `*spec` to the polygon map, known at once to the
+// `count` factions `known_to` (each below `ConvoyConfig::factions`); the
+// raster's cells under its deck open. Solo units plan as faction 0,
+// platoons as their spec's faction. A used id, a point that is not
+// finite, or an unknown faction is `CONVOY_BAD_ARGUMENT`, with nothing
+// changed. Between steps; it allocates. A snapshot restores only into a
+// world with the same bridges and beliefs.
+//
+// # Safety
+// `sim` is NULL or live; `spec` is NULL or readable; `known_to` is NULL
+// or points to `count` readable faction ids.
+enum ConvoyStatus convoy_add_bridge(struct ConvoySim *sim,
+                                    const struct ConvoyBridgeSpec *spec,
+                                    const uint16_t *known_to,
+                                    size_t count);
+
+// Takes bridge `id` out of the world (blown up, taken down): only the
+// `count` factions `known_to` know at once and plan around it. Platoons
+// of other factions still plan over it, and replan when they come to it
+// and find it gone; solo units plan as faction 0. The raster's deck cells
+// get back the terrain below. An unknown bridge or faction is
+// `CONVOY_BAD_ARGUMENT`, with nothing changed. Between steps; it
+// allocates. A snapshot restores only into a world with the same bridges
+// and beliefs.
+//
+// # Safety
+// `sim` is NULL or live; `known_to` is NULL or points to `count` readable
+// faction ids.
+enum ConvoyStatus convoy_remove_bridge(struct ConvoySim *sim,
+                                       uint32_t id,
+                                       const uint16_t *known_to,
+                                       size_t count);
 
 #ifdef __cplusplus
 }  // extern "C"

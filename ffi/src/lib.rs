@@ -33,6 +33,7 @@ mod platoons;
 mod status;
 mod units;
 mod views;
+mod world;
 
 pub use edits::*;
 pub use params::*;
@@ -40,9 +41,12 @@ pub use platoons::*;
 pub use status::{ConvoyStatus, convoy_last_error_message};
 pub use units::*;
 pub use views::*;
+pub use world::*;
 
 use status::{Failure, guard};
+use units::read_points;
 use views::collect_events;
+use world::polygon_map;
 
 /// What [`convoy_sim_new`] builds a world from; start from
 /// [`convoy_config_default`] and change what you need.
@@ -64,20 +68,43 @@ pub struct ConvoyConfig {
     /// event says so); 0 never reorders.
     pub reorder_interval: u32,
     /// A Moving AI `.map` file to move on (UTF-8 path, NUL-terminated), or
-    /// NULL for an open field.
+    /// NULL. With neither this nor `polygon_path` the world is an open
+    /// field; setting both is refused.
     pub map_path: *const c_char,
-    /// The map's cell edge, metres.
+    /// A polygon map to move on (UTF-8 path, NUL-terminated), in world
+    /// coordinates: a Polyanya `.mesh` by its extension, else a JSON
+    /// polygon map (docs/polygon-maps.md); or NULL. Routes are planned on
+    /// its visibility graph (roads at half cost); obstacles and bridges
+    /// change at run time (`convoy_add_obstacle`, `convoy_remove_bridge`,
+    /// ...).
+    pub polygon_path: *const c_char,
+    /// The map's cell edge, metres; a polygon map is rasterised at it for
+    /// the tick's local checks (lines of sight, formation slots, swamps).
     pub cell_size: f32,
-    /// Where the map's cell (0, 0) corner lies, x.
+    /// Where the grid map's cell (0, 0) corner lies, x (a polygon map is in
+    /// world coordinates).
     pub origin_x: f32,
-    /// Where the map's cell (0, 0) corner lies, y.
+    /// Where the grid map's cell (0, 0) corner lies, y.
     pub origin_y: f32,
+    /// Polygon maps: obstacles grow and containers shrink by this radius
+    /// for route planning, metres (0 to 10,000).
+    pub clearance: f32,
+    /// Polygon maps: how many sides plan over its bridges, each with its
+    /// own knowledge of them (faction ids 0 to `factions - 1`; at least 1).
+    pub factions: u16,
     /// How group orders' members travel: 0, each at its own top speed; 1,
     /// at the slowest member's (`GroupPace`).
     pub group_pace: u8,
     /// How avoidance is shared between factions: 0, by every movable
     /// neighbour; 1, with the unit's own faction only (`FactionAvoidance`).
     pub faction_avoidance: u8,
+    /// Points of interest (cover) platoons' element leaders leapfrog to
+    /// (`ConvoyPlatoonSpec::leapfrog_m`): point `k` at
+    /// `points_of_interest_xy[2k]`, `[2k+1]`, each within the bounds; NULL
+    /// when `points_of_interest_count` is 0. Copied by `convoy_sim_new`.
+    pub points_of_interest_xy: *const f32,
+    /// How many points `points_of_interest_xy` holds.
+    pub points_of_interest_count: usize,
 }
 
 /// An opaque simulation: the kernel's `Sim` and the buffers the C API
@@ -95,7 +122,8 @@ pub struct ConvoySim {
 
 /// A default configuration: the square from (-1000, -1000) to (1000, 1000)
 /// m, one thread, reorder every 32 ticks, an open field, 8 m map cells at
-/// (0, 0), groups at their members' own speeds, avoidance shared by all.
+/// (0, 0), no clearance, one faction, groups at their members' own speeds,
+/// avoidance shared by all, no points of interest.
 #[unsafe(no_mangle)]
 pub extern "C" fn convoy_config_default() -> ConvoyConfig {
     ConvoyConfig {
@@ -106,11 +134,16 @@ pub extern "C" fn convoy_config_default() -> ConvoyConfig {
         threads: 1,
         reorder_interval: 32,
         map_path: std::ptr::null(),
+        polygon_path: std::ptr::null(),
         cell_size: 8.0,
         origin_x: 0.0,
         origin_y: 0.0,
+        clearance: 0.0,
+        factions: 1,
         group_pace: 0,
         faction_avoidance: 0,
+        points_of_interest_xy: std::ptr::null(),
+        points_of_interest_count: 0,
     }
 }
 
@@ -119,7 +152,9 @@ pub extern "C" fn convoy_config_default() -> ConvoyConfig {
 ///
 /// # Safety
 /// `config` is NULL or points to a valid `ConvoyConfig` whose `map_path`
-/// is NULL or a NUL-terminated string; `out` is NULL or writable.
+/// and `polygon_path` are each NULL or a NUL-terminated string and whose
+/// `points_of_interest_xy` is NULL or points to `2 *
+/// points_of_interest_count` readable floats; `out` is NULL or writable.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn convoy_sim_new(
     config: *const ConvoyConfig,
@@ -294,18 +329,46 @@ fn sim_config(config: &ConvoyConfig) -> Result<SimConfig, Failure> {
         config.faction_avoidance,
         [FactionAvoidance::Shared, FactionAvoidance::OwnFactionOnly],
     )?;
-    if !config.map_path.is_null() {
-        let path = unsafe { CStr::from_ptr(config.map_path) };
-        let path = path
-            .to_str()
-            .map_err(|_| Failure::bad("config `map_path` is not UTF-8"))?;
+    sim_config.points_of_interest = unsafe {
+        read_points(
+            config.points_of_interest_xy,
+            config.points_of_interest_count,
+            [
+                "config.points_of_interest_xy",
+                "config.points_of_interest_count",
+            ],
+        )
+    }?;
+    if !(config.map_path.is_null() || config.polygon_path.is_null()) {
+        return Err(Failure::bad(
+            "config sets both `map_path` and `polygon_path`: a world has one map, set one of them",
+        ));
+    }
+    if let Some(path) = unsafe { config_path("map_path", config.map_path) }? {
         let grid = load_map(path).map_err(map_failure)?;
         let origin = Vec2::new(config.origin_x, config.origin_y);
         let map = WorldMap::new(&grid, Mobility::GROUND, origin, config.cell_size)
             .map_err(|error| Failure::bad(format!("config: {error}")))?;
         sim_config.map = Map::Grid(Arc::new(map));
     }
+    if let Some(path) = unsafe { config_path("polygon_path", config.polygon_path) }? {
+        sim_config.map = polygon_map(path, config)?;
+    }
     Ok(sim_config)
+}
+
+/// The path the config field `key` holds, `None` when it is NULL.
+///
+/// # Safety
+/// `path` is NULL or a NUL-terminated string.
+unsafe fn config_path<'a>(key: &str, path: *const c_char) -> Result<Option<&'a str>, Failure> {
+    if path.is_null() {
+        return Ok(None);
+    }
+    let path = unsafe { CStr::from_ptr(path) };
+    path.to_str()
+        .map(Some)
+        .map_err(|_| Failure::bad(format!("config `{key}` is not UTF-8")))
 }
 
 /// The option config `key`'s `value` numbers (0 or 1), or an error naming

@@ -41,6 +41,9 @@ pub enum ConvoyStatus {
     /// The call edits or reads grid cells, and the world is an open field
     /// or a polygon map.
     ConvoyNotAGridMap = 10,
+    /// The call edits a polygon map's obstacles or bridges, and the world
+    /// is an open field or a grid map.
+    ConvoyNotAPolygonMap = 11,
 }
 
 /// A refusal on its way to C: its status and its message.

@@ -380,6 +380,33 @@ pub(crate) unsafe fn with_units<T>(
     result
 }
 
+/// The `count` points behind `xy` as x, y pairs (NULL only when `count`
+/// is 0), the pointer and count named `names` in a refusal.
+///
+/// # Safety
+/// `xy` is NULL or points to `2 * count` readable floats.
+pub(crate) unsafe fn read_points(
+    xy: *const f32,
+    count: usize,
+    names: [&str; 2],
+) -> Result<Vec<Vec2>, Failure> {
+    let floats = count
+        .checked_mul(2)
+        .filter(|&floats| floats <= isize::MAX as usize / size_of::<f32>())
+        .ok_or_else(|| Failure::bad(format!("`{}` is too large: {count}", names[1])))?;
+    if count == 0 {
+        return Ok(Vec::new());
+    }
+    if xy.is_null() {
+        return Err(Failure::null(names[0]));
+    }
+    let floats = unsafe { std::slice::from_raw_parts(xy, floats) };
+    Ok(floats
+        .chunks_exact(2)
+        .map(|pair| Vec2::new(pair[0], pair[1]))
+        .collect())
+}
+
 /// Writes `points` as x, y pairs from `out`.
 ///
 /// # Safety

@@ -3,8 +3,9 @@
 //! run on arena2: every tank arrives, each arrival is reported once, a
 //! retuned tank reads back its new top speed, a platoon arrives (one event)
 //! and is refused once disbanded, a walled tank is moved off and reported,
-//! and the restored twin's checksums equal the original's. Without `cc`
-//! this fails: the C ABI is not tested by skipping.
+//! the restored twin's checksums equal the original's, and on the
+//! river-crossing polygon map a tank goes round an obstacle added at run
+//! time. Without `cc` this fails: the C ABI is not tested by skipping.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -63,8 +64,10 @@ fn the_c_scene_runs_its_units_to_their_spots_and_restores_exactly() {
     let crate_dir = Path::new(env!("CARGO_MANIFEST_DIR"));
     let scene = compile(crate_dir);
     let map = crate_dir.join("../profiles/maps/arena2.map");
+    let polygons = crate_dir.join("../profiles/maps/river_crossing.json");
     let run = Command::new(&scene)
         .arg(&map)
+        .arg(&polygons)
         .output()
         .expect("the scene runs");
     let stdout = String::from_utf8_lossy(&run.stdout);
@@ -129,6 +132,21 @@ fn the_c_scene_runs_its_units_to_their_spots_and_restores_exactly() {
     assert!(
         !after.ends_with(before),
         "the tank stayed on its walled cell: {walled}"
+    );
+    let detour = value_after(&stdout, "obstacle 0: detour ");
+    let metres: f32 = detour
+        .split(' ')
+        .next()
+        .and_then(|metres| metres.parse().ok())
+        .unwrap_or(0.0);
+    assert!(
+        metres > 50.0 && detour.ends_with("move state 2"),
+        "the tank did not go round the obstacle and arrive: {detour}"
+    );
+    let unknown = value_after(&stdout, "unknown bridge: ");
+    assert!(
+        unknown.starts_with("status 2, ") && unknown.contains("bridge 9 does not exist"),
+        "{unknown}"
     );
     assert_eq!(stdout.lines().last(), Some("ok"));
 }
