@@ -11,6 +11,7 @@
 use std::f32::consts::PI;
 use std::sync::Arc;
 
+use convoy::geometry::seek::ARRIVE_RADIUS;
 use convoy::glam::Vec2;
 use convoy::nav::{Cell, Mobility, WorldMap, load_map};
 use convoy::stages::integrate::dynamics::drive;
@@ -287,6 +288,7 @@ fn trucks_reach_their_arrival_radius_from_every_side() {
 /// behind: inside its turning circle it backs and turns, and at the angle
 /// where it would change gear it once chattered between forward and
 /// reverse, never gaining the speed to turn (the goal 6 m to its left).
+/// It stops within the arrival radius and stands still.
 #[test]
 fn trucks_reach_goals_close_beside_and_behind_them() {
     for dx in (-8..=8).step_by(2) {
@@ -305,6 +307,23 @@ fn trucks_reach_goals_close_beside_and_behind_them() {
             assert!(
                 arrives(&mut sim, truck, 15.0),
                 "a truck did not reach {offset} in 15 s"
+            );
+            // Then it stands still, within the arrival radius (and the few
+            // cm its brakes take): off to a side it does not shuffle closer.
+            for _ in 0..(10.0 / DT) as usize {
+                sim.step(DT);
+            }
+            let row = sim.vehicles().row_of(truck).unwrap();
+            let columns = sim.vehicles().columns();
+            let off = columns.position()[row].distance(offset);
+            assert!(
+                off <= ARRIVE_RADIUS + 0.1,
+                "a truck stopped {off} m from {offset}"
+            );
+            assert_eq!(
+                columns.velocity()[row],
+                Vec2::ZERO,
+                "a truck at {offset} still shuffles"
             );
         }
     }

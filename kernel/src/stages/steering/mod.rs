@@ -18,6 +18,7 @@ pub mod orca;
 pub mod reciprocal;
 pub mod wall_runs;
 
+use std::f32::consts::FRAC_1_SQRT_2;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use glam::Vec2;
@@ -71,14 +72,27 @@ pub fn max_run_candidates(spatial: &SpatialHash, avoid_radius: f32) -> usize {
     run_candidates(cells, cell_size)
 }
 
+/// Where a unit with a turning radius, steering by reciprocal avoidance,
+/// stops short of a goal in line with its motion, metres.
+pub const TURNING_ARRIVE_RADIUS: f32 = 1.25;
+
 /// Within this distance of its goal a unit steering by reciprocal
 /// avoidance has arrived: a quarter of its shield's width, from 0.25 m to
-/// [`ARRIVE_RADIUS`]; a unit with a turning radius (which cannot turn onto
-/// a point) keeps [`ARRIVE_RADIUS`].
+/// [`ARRIVE_RADIUS`]. A unit with a turning radius cannot turn onto a
+/// point: on its own it stops within [`TURNING_ARRIVE_RADIUS`] of a goal
+/// within 45° of its line of motion, which it drives or backs straight to,
+/// and within [`ARRIVE_RADIUS`] of one off to a side, which it would
+/// shuffle back and forth to reach; in a platoon, within [`ARRIVE_RADIUS`]
+/// of its slot.
 #[inline]
-fn arrival_radius(me: &Mover, turn_radius: f32) -> f32 {
+fn arrival_radius(me: &Mover, turn_radius: f32, goal: Vec2, solo: bool) -> f32 {
     if turn_radius > 0.0 {
-        return ARRIVE_RADIUS;
+        if !solo {
+            return ARRIVE_RADIUS;
+        }
+        let to_goal = goal - me.position;
+        let in_line = me.axis.dot(to_goal).abs() >= FRAC_1_SQRT_2 * to_goal.length();
+        return if in_line { TURNING_ARRIVE_RADIUS } else { ARRIVE_RADIUS };
     }
     (0.5 * me.half_width).clamp(0.25, ARRIVE_RADIUS)
 }
@@ -265,7 +279,7 @@ fn steer_rows(
                     // radius: drive-to points along a route or a curve keep
                     // the speed rule the `paths` stage placed them by.
                     let arrive = if target == goal[offset] {
-                        arrival_radius(me, turn_radius[offset])
+                        arrival_radius(me, turn_radius[offset], target, platoon[offset] == NONE)
                     } else {
                         ARRIVE_RADIUS
                     };
