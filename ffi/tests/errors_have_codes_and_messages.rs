@@ -5,27 +5,13 @@
 
 #![allow(clippy::unwrap_used)]
 
-use std::ffi::{CStr, CString};
+use std::ffi::CString;
 use std::ptr::{null, null_mut};
 
+mod common;
+
+use common::{message, refused};
 use convoy_ffi::*;
-
-fn message() -> String {
-    unsafe { CStr::from_ptr(convoy_last_error_message()) }
-        .to_str()
-        .unwrap()
-        .to_owned()
-}
-
-/// `status` is `expected`, with a message containing `needle`.
-fn refused(status: ConvoyStatus, expected: ConvoyStatus, needle: &str) {
-    assert_eq!(status, expected, "message: {}", message());
-    assert!(
-        message().contains(needle),
-        "{:?} lacks {needle:?}",
-        message()
-    );
-}
 
 fn world() -> *mut ConvoySim {
     let config = convoy_config_default();

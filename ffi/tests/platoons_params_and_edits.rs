@@ -9,29 +9,15 @@
 use std::ffi::{CStr, CString};
 use std::ptr::{null, null_mut};
 
+mod common;
+
+use common::{message, refused};
 use convoy_ffi::*;
 
 use ConvoyStatus::{
     ConvoyBadArgument as Bad, ConvoyNotAGridMap as NotGrid, ConvoyNullPointer as Null,
     ConvoyOk as Ok, ConvoyStalePlatoon as StalePlatoon, ConvoyStaleUnit as Stale,
 };
-
-fn message() -> String {
-    unsafe { CStr::from_ptr(convoy_last_error_message()) }
-        .to_str()
-        .unwrap()
-        .to_owned()
-}
-
-/// `status` is `expected`, with a message containing `needle`.
-fn refused(status: ConvoyStatus, expected: ConvoyStatus, needle: &str) {
-    assert_eq!(status, expected, "message: {}", message());
-    assert!(
-        message().contains(needle),
-        "{:?} lacks {needle:?}",
-        message()
-    );
-}
 
 fn world(map: Option<&CStr>) -> *mut ConvoySim {
     let mut config = convoy_config_default();

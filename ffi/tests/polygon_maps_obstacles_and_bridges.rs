@@ -22,6 +22,9 @@ use convoy::nav::{GraphConfig, ObstacleId, PolygonNavigator};
 use convoy::{
     Bounds, BridgeSpec, FactionId, Map, PlatoonSpec, Sim, SimConfig, UnitId, UnitSpec, VehicleKind,
 };
+mod common;
+
+use common::{message, refused};
 use convoy_ffi::*;
 
 use ConvoyStatus::{
@@ -45,23 +48,6 @@ const CLEARANCE: f32 = 4.0;
 const CELL: f32 = 5.0;
 const FACTIONS: u16 = 2;
 const DT: f32 = 1.0 / 30.0;
-
-fn message() -> String {
-    unsafe { CStr::from_ptr(convoy_last_error_message()) }
-        .to_str()
-        .unwrap()
-        .to_owned()
-}
-
-/// `status` is `expected`, with a message containing `needle`.
-fn refused(status: ConvoyStatus, expected: ConvoyStatus, needle: &str) {
-    assert_eq!(status, expected, "message: {}", message());
-    assert!(
-        message().contains(needle),
-        "{:?} lacks {needle:?}",
-        message()
-    );
-}
 
 fn c_path(path: &str) -> CString {
     CString::new(path).unwrap()
