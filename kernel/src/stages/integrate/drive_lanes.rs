@@ -16,9 +16,8 @@ use wide::f32x8;
 
 use crate::geometry::angles::{atan2_lanes, direction_lanes};
 use super::motion::{
-    KEEP_BACKING_ANGLE, REVERSE_SPEED_FRACTION, SHORT_REVERSE_FRACTION, SQUARE_OFF_ANGLE,
-    STOPPED_SPEED,
-    TURN_FIRST_ANGLE,
+    KEEP_BACKING_COS, REVERSE_SPEED_FRACTION, SHORT_REVERSE_FRACTION, SQUARE_OFF_COS,
+    STOPPED_SPEED, TURN_FIRST_ANGLE,
 };
 
 /// Eight units' motion ([`super::dynamics::Motion`]), field by field.
@@ -105,10 +104,7 @@ fn aim(
     let cos_off = along / want_speed;
     let sideways = (desired.0 * forward.1 - desired.1 * forward.0).abs();
     let backing = (motion.vx * forward.0 + motion.vy * forward.1).simd_lt(f32x8::ZERO);
-    let square_off = backing.select(
-        f32x8::splat(KEEP_BACKING_ANGLE.cos()),
-        f32x8::splat(SQUARE_OFF_ANGLE.cos()),
-    );
+    let square_off = backing.select(f32x8::splat(KEEP_BACKING_COS), f32x8::splat(SQUARE_OFF_COS));
     let inside_turning_circle = !limits.turns_in_place
         & limits.reverses
         & cos_off.simd_lt(square_off)
@@ -117,7 +113,7 @@ fn aim(
     let turn_first = limits.turns_in_place & cos_off.simd_lt(f32x8::splat(TURN_FIRST_ANGLE.cos()));
     let least_cos = limits
         .turns_in_place
-        .select(f32x8::ZERO, f32x8::splat(SQUARE_OFF_ANGLE.cos()));
+        .select(f32x8::ZERO, f32x8::splat(SQUARE_OFF_COS));
     let ahead_speed = turn_first.select(f32x8::ZERO, want_speed * max(cos_off, least_cos));
     // Case 3, close goal nearly behind, facing kept on the heading backing
     // ends with: back straight up to it.

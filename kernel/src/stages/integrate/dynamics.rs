@@ -12,7 +12,8 @@
 //! 2. goal behind, to be faced: tracked and rotary-wing vehicles turn in
 //!    place; wheeled vehicles back up while turning (the three-point turn);
 //! 3. goal behind, facing kept: back straight up to it when it is close
-//!    and within 45° of straight behind, otherwise as case 2. "Facing
+//!    (and, on the ground, within 45° of straight behind), otherwise as
+//!    case 2. "Facing
 //!    kept" is judged on the heading backing up ends with, not the current
 //!    one, which the backing turn itself moves;
 //! 4. goal ahead, to be faced away from: drive there, then turn in place on
@@ -39,9 +40,8 @@ use wide::f32x8;
 
 use super::drive_lanes::{LimitLanes, MotionLanes, drive_lanes};
 use super::motion::{
-    Limits, Motion, KEEP_BACKING_ANGLE, REVERSE_SPEED_FRACTION, SHORT_REVERSE_FRACTION, SQUARE_OFF_ANGLE,
-    STOPPED_SPEED,
-    TURN_FIRST_ANGLE,
+    KEEP_BACKING_COS, Limits, Motion, REVERSE_SPEED_FRACTION, SHORT_REVERSE_FRACTION,
+    SQUARE_OFF_COS, STOPPED_SPEED, TURN_FIRST_ANGLE,
 };
 use super::walls;
 use crate::data::unit_limits::{MAX_COORDINATE, clamp_to_map};
@@ -94,7 +94,7 @@ fn aim(motion: &Motion, forward: Vec2, desired: Vec2, final_heading: f32, limits
         let speed = if handling.turns_in_place {
             if cos_off < TURN_FIRST_ANGLE.cos() { 0.0 } else { want_speed * cos_off }
         } else {
-            want_speed * cos_off.max(SQUARE_OFF_ANGLE.cos())
+            want_speed * cos_off.max(SQUARE_OFF_COS)
         };
         return Aim {
             speed,
@@ -146,13 +146,14 @@ fn aim(motion: &Motion, forward: Vec2, desired: Vec2, final_heading: f32, limits
     }
 }
 
-/// Whether a car's goal, nearly square to its heading, lies inside its turning
-/// circle, where driving forward never reaches it: near its goal the seek
-/// rule asks for half the distance ([`crate::geometry::seek`]), so the goal
-/// is about `2·v` away, inside the circle when `2·v < 2·r·sin(off)`, that
-/// is `v² < r·|desired × forward|`. Such a car backs up as in case 2; one
-/// already backing keeps on until the goal is within [`KEEP_BACKING_ANGLE`]
-/// of its heading, so it does not chatter between gears at the threshold.
+/// Whether a car's goal, nearly square to its heading, lies inside its
+/// turning circle, where driving forward never reaches it: near its goal
+/// the seek rule asks for half the distance ([`crate::geometry::seek`]),
+/// so the goal is about `2·v` away, inside the circle when
+/// `2·v < 2·r·sin(off)`, that is `v² < r·|desired × forward|`. Such a car
+/// backs up as in case 2; one already backing keeps on until the goal is
+/// within 60° of its heading ([`KEEP_BACKING_COS`]), so it does not
+/// chatter between gears at the threshold.
 #[inline]
 fn inside_turning_circle(
     desired: Vec2,
@@ -162,10 +163,10 @@ fn inside_turning_circle(
     limits: &Limits,
 ) -> bool {
     let handling = limits.handling;
-    let square_off = if backing { KEEP_BACKING_ANGLE } else { SQUARE_OFF_ANGLE };
+    let square_off = if backing { KEEP_BACKING_COS } else { SQUARE_OFF_COS };
     !handling.turns_in_place
         && handling.reverses
-        && cos_off < square_off.cos()
+        && cos_off < square_off
         && desired.length_squared() < limits.turn_radius * desired.perp_dot(forward).abs()
 }
 

@@ -2,7 +2,7 @@
 //! kind's limits ([`Limits`]) and the thresholds of the Force 21 heading
 //! cases.
 
-use std::f32::consts::{FRAC_PI_4, PI};
+use std::f32::consts::FRAC_PI_4;
 
 use glam::Vec2;
 
@@ -13,13 +13,15 @@ pub const REVERSE_SPEED_FRACTION: f32 = 1.0 / 3.0;
 /// A turn-in-place kind first turns on the spot when the goal is this far
 /// off its heading (radians).
 pub(crate) const TURN_FIRST_ANGLE: f32 = FRAC_PI_4;
-/// A car whose goal is at least this far off its heading (radians) and
-/// inside its turning circle backs up: forward it would move at the
-/// cosine of the angle, too slowly to turn, and never reach the goal.
-pub(crate) const SQUARE_OFF_ANGLE: f32 = 5.0 * PI / 12.0;
-/// A car backing away from a goal inside its turning circle keeps backing
-/// until the goal is within this angle of its heading (radians).
-pub(crate) const KEEP_BACKING_ANGLE: f32 = PI / 3.0;
+/// The cosine of 75°: a car whose goal is at least that far off its
+/// heading and inside its turning circle backs up (forward it would move
+/// at the cosine of the angle, too slowly to turn, and never reach the
+/// goal), and one driving forward never asks for less than this fraction
+/// of its wish. A literal, not `cos()`: the same bits on every platform.
+pub(crate) const SQUARE_OFF_COS: f32 = 0.258_819_04;
+/// The cosine of 60°: a car backing away from a goal inside its turning
+/// circle keeps backing until the goal is within 60° of its heading.
+pub(crate) const KEEP_BACKING_COS: f32 = 0.5;
 /// Below this speed a unit counts as stopped, m/s.
 pub const STOPPED_SPEED: f32 = 0.05;
 /// Case 3 backs straight up only when the desired speed is below this
