@@ -6,20 +6,16 @@
 
 #![allow(clippy::unwrap_used)]
 
+mod arena2;
+
 use std::sync::Arc;
 
+use arena2::{CELL_M, arena2, config_on};
 use convoy::glam::Vec2;
-use convoy::nav::{GridPlanner, Mobility, WorldMap, load_map};
-use convoy::{Bounds, Map, MoveState, Sim, SimConfig, UnitId, UnitSpec, VehicleKind};
+use convoy::nav::{GridPlanner, WorldMap};
+use convoy::{MoveState, Sim, UnitId, UnitSpec, VehicleKind};
 
-const CELL_M: f32 = 8.0;
 const DT: f32 = 1.0 / 60.0;
-
-fn arena2() -> Arc<WorldMap> {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../profiles/maps/arena2.map");
-    let grid = load_map(path).unwrap();
-    Arc::new(WorldMap::new(&grid, Mobility::GROUND, Vec2::ZERO, CELL_M).unwrap())
-}
 
 const KINDS: [VehicleKind; 4] = [
     VehicleKind::Tracked,
@@ -64,11 +60,7 @@ fn block_and_goal(map: &WorldMap, files: usize, ranks: usize) -> (Vec2, Vec2) {
 }
 
 fn sim_on(map: &Arc<WorldMap>) -> Sim {
-    let bounds = map.bounds();
-    let mut config = SimConfig::new(Bounds::new(bounds.min - 50.0, bounds.max + 50.0));
-    config.map = Map::Grid(Arc::clone(map));
-    config.threads = 1;
-    Sim::new(config).unwrap()
+    Sim::new(config_on(map)).unwrap()
 }
 
 /// `files × ranks` units of the four kinds in turn, in a block at `centre`.

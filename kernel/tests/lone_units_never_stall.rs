@@ -8,19 +8,21 @@
 
 #![allow(clippy::unwrap_used)]
 
+mod arena2;
+
 use std::f32::consts::PI;
 use std::sync::Arc;
 
+use arena2::{CELL_M, arena2, config_on};
 use convoy::geometry::seek::ARRIVE_RADIUS;
 use convoy::glam::Vec2;
-use convoy::nav::{Cell, Mobility, WorldMap, load_map};
+use convoy::nav::{Cell, WorldMap};
 use convoy::stages::integrate::dynamics::drive;
 use convoy::stages::integrate::motion::{Limits, Motion, REVERSE_SPEED_FRACTION};
-use convoy::{Bounds, Map, MoveState, Sim, SimConfig, UnitId, UnitSpec, VehicleKind};
+use convoy::{Bounds, MoveState, Sim, SimConfig, UnitId, UnitSpec, VehicleKind};
 use proptest::prelude::*;
 
 const DT: f32 = 1.0 / 60.0;
-const CELL_M: f32 = 8.0;
 
 fn limits_of(kind: VehicleKind) -> Limits {
     let spec = UnitSpec::new(kind, Vec2::ZERO);
@@ -114,18 +116,8 @@ fn a_truck_with_its_goal_inside_its_turning_circle_backs_and_turns() {
     );
 }
 
-fn arena2() -> Arc<WorldMap> {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../profiles/maps/arena2.map");
-    let grid = load_map(path).unwrap();
-    Arc::new(WorldMap::new(&grid, Mobility::GROUND, Vec2::ZERO, CELL_M).unwrap())
-}
-
 fn sim_on(map: &Arc<WorldMap>) -> Sim {
-    let bounds = map.bounds();
-    let mut config = SimConfig::new(Bounds::new(bounds.min - 50.0, bounds.max + 50.0));
-    config.map = Map::Grid(Arc::clone(map));
-    config.threads = 1;
-    Sim::new(config).unwrap()
+    Sim::new(config_on(map)).unwrap()
 }
 
 /// Steps until `unit` arrives; whether it did within `limit_s`.

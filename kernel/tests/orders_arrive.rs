@@ -6,29 +6,23 @@
 
 #![allow(clippy::unwrap_used)]
 
+mod arena2;
+
 use std::sync::Arc;
 
+use arena2::{CELL_M, arena2, config_on};
 use convoy::glam::{Vec2, Vec3};
-use convoy::nav::{Cell, Mobility, WorldMap, load_map, parse_map};
+use convoy::nav::{Cell, Mobility, WorldMap, parse_map};
 use convoy::{
-    Bounds, Event, Map, MoveState, OrderError, PlatoonSpec, Sim, SimConfig, UnitId, UnitSpec,
+    Bounds, Event, MoveState, OrderError, PlatoonSpec, Sim, SimConfig, UnitId, UnitSpec,
     UnreachableGoals, VehicleKind,
 };
 
 const DT: f32 = 1.0 / 60.0;
-const CELL_M: f32 = 8.0;
-
-fn arena2() -> Arc<WorldMap> {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../profiles/maps/arena2.map");
-    let grid = load_map(path).unwrap();
-    Arc::new(WorldMap::new(&grid, Mobility::GROUND, Vec2::ZERO, CELL_M).unwrap())
-}
 
 fn sim_on(map: &Arc<WorldMap>, threads: usize, unreachable: UnreachableGoals) -> Sim {
-    let bounds = map.bounds();
-    let mut config = SimConfig::new(Bounds::new(bounds.min - 50.0, bounds.max + 50.0));
+    let mut config = config_on(map);
     config.threads = threads;
-    config.map = Map::Grid(Arc::clone(map));
     config.unreachable_goals = unreachable;
     Sim::new(config).unwrap()
 }
