@@ -23,6 +23,7 @@
 
 mod shield_crowd;
 
+use convoy::nav::ClassMaps;
 use std::hint::black_box;
 
 use convoy::Sim;
@@ -93,7 +94,7 @@ fn moved_world() -> World {
     let mut world = world();
     steer(&mut world);
     let dt = world.dt;
-    dynamics::integrate_columns(&mut world.sim.vehicles_mut(), None, dt);
+    dynamics::integrate_columns(&mut world.sim.vehicles_mut(), ClassMaps::default(), dt);
     let columns = world.sim.vehicles().columns();
     let input = SeparationInput {
         altitude: columns.altitude(),
@@ -101,7 +102,8 @@ fn moved_world() -> World {
         shield: columns.shield(),
         inv_mass: columns.inv_mass(),
         spatial: &world.spatial,
-        terrain: None,
+        mobility: &[],
+        terrain: ClassMaps::default(),
     };
     world
         .separation
@@ -114,13 +116,13 @@ fn moved_world() -> World {
 fn steer(world: &mut World) -> SteerStats {
     let steer_world = SteerWorld {
         spatial: &world.spatial,
-        map: None,
+        maps: ClassMaps::default(),
         avoid_radius: world.sim.config().neighbour_radius,
         bodies: &[],
         dt: world.dt,
         tick: 0,
         factions_share: true,
-        walls: None,
+        walls: ClassMaps::default(),
     };
     let mut columns = world.sim.vehicles_mut();
     world.steering.run(&mut columns, steer_world)
@@ -152,7 +154,7 @@ fn integrate(mut world: World) -> World {
     let dt = black_box(world.dt);
     black_box(dynamics::integrate_columns(
         &mut world.sim.vehicles_mut(),
-        None,
+        ClassMaps::default(),
         dt,
     ));
     world
@@ -169,7 +171,8 @@ fn separation(mut world: World) -> World {
         shield: columns.shield,
         inv_mass: columns.inv_mass,
         spatial: &world.spatial,
-        terrain: None,
+        mobility: &[],
+        terrain: ClassMaps::default(),
     };
     black_box(world.separation.pass(input, columns.position));
     world

@@ -23,6 +23,7 @@
 #[allow(dead_code)]
 mod common;
 
+use convoy::nav::ClassMaps;
 use std::borrow::Cow;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
@@ -270,13 +271,13 @@ fn steering(c: &mut Criterion) {
             } = &mut world;
             let steer_world = SteerWorld {
                 spatial,
-                map: None,
+                maps: ClassMaps::default(),
                 avoid_radius: AVOID_RADIUS,
                 bodies: &[],
                 dt: *dt,
                 tick: 0,
                 factions_share: true,
-                walls: None,
+                walls: ClassMaps::default(),
             };
             let mut timed = Duration::ZERO;
             for _ in 0..iterations {
@@ -284,7 +285,7 @@ fn steering(c: &mut Criterion) {
                 written.put_back(&mut columns);
                 let started = Instant::now();
                 let steered = steering.run(&mut columns, steer_world);
-                let moved = dynamics::integrate_columns(&mut columns, None, *dt);
+                let moved = dynamics::integrate_columns(&mut columns, ClassMaps::default(), *dt);
                 timed += started.elapsed();
                 black_box((steered, moved));
             }

@@ -14,6 +14,7 @@
 #[allow(dead_code)]
 mod common;
 
+use convoy::nav::ClassMaps;
 use std::hint::black_box;
 
 use convoy::Sim;
@@ -48,19 +49,19 @@ fn world(units: u32) -> (Sim, SpatialHash, f32) {
 fn steer_once(sim: &mut Sim, steering: &mut Steering, spatial: &SpatialHash, dt: f32) -> usize {
     let world = SteerWorld {
         spatial,
-        map: None,
+        maps: ClassMaps::default(),
         avoid_radius: sim.config().neighbour_radius,
         bodies: &[],
         dt,
         tick: 0,
         factions_share: true,
-        walls: None,
+        walls: ClassMaps::default(),
     };
     steering.run(&mut sim.vehicles_mut(), world).avoiding
 }
 
 fn integrate_once(sim: &mut Sim, dt: f32) -> usize {
-    dynamics::integrate_columns(&mut sim.vehicles_mut(), None, dt).moving
+    dynamics::integrate_columns(&mut sim.vehicles_mut(), ClassMaps::default(), dt).moving
 }
 
 /// Checks the answers once, outside the timing (and whatever the filter).

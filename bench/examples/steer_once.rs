@@ -15,6 +15,7 @@
 //! A negative radius hashes with its size but gives avoidance no
 //! neighbours: the time of everything but the threat search.
 
+use convoy::nav::ClassMaps;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
@@ -38,20 +39,24 @@ fn run_once(
 ) -> (Duration, Duration) {
     let world = SteerWorld {
         spatial,
-        map: None,
+        maps: ClassMaps::default(),
         avoid_radius: radius,
         bodies: &[],
         dt,
         tick: 0,
         factions_share: true,
-        walls: None,
+        walls: ClassMaps::default(),
     };
     let mut columns = sim.vehicles_mut();
     let started = Instant::now();
     black_box(steering.run(&mut columns, world));
     let steered = started.elapsed();
     let started = Instant::now();
-    black_box(dynamics::integrate_columns(&mut columns, None, dt));
+    black_box(dynamics::integrate_columns(
+        &mut columns,
+        ClassMaps::default(),
+        dt,
+    ));
     (steered, started.elapsed())
 }
 

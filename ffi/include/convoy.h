@@ -170,6 +170,17 @@ typedef enum ConvoyStatus {
 // lends out (events, query hits, the last snapshot).
 typedef struct ConvoySim ConvoySim;
 
+// What a mobility class can cross: each terrain's cost multiplier (at
+// least 1), or 0 where it cannot go. Blocked cells stop every class.
+typedef struct ConvoyMobility {
+  // Open ground.
+  float open;
+  // Swamp.
+  float swamp;
+  // Water.
+  float water;
+} ConvoyMobility;
+
 // What [`convoy_sim_new`] builds a world from; start from
 // [`convoy_config_default`] and change what you need.
 typedef struct ConvoyConfig {
@@ -225,6 +236,14 @@ typedef struct ConvoyConfig {
   const float *points_of_interest_xy;
   // How many points `points_of_interest_xy` holds.
   size_t points_of_interest_count;
+  // Grid maps: more ways to see the map (the per-unit path filter);
+  // a unit spawned in class `k` (`convoy_spawn_in_class`) plans, steers
+  // and is kept off walls as `mobility_classes[k - 1]` sees the map;
+  // class 0 as ground units do. NULL when `mobility_class_count` is 0.
+  // Copied by `convoy_sim_new`.
+  const struct ConvoyMobility *mobility_classes;
+  // How many classes `mobility_classes` holds (at most 255).
+  size_t mobility_class_count;
 } ConvoyConfig;
 
 // A unit's tuning: everything a spawn sets but its kind, position,
@@ -351,7 +370,7 @@ extern "C" {
 // A default configuration: the square from (-1000, -1000) to (1000, 1000)
 // m, one thread, reorder every 32 ticks, an open field, 8 m map cells at
 // (0, 0), no clearance, one faction, groups at their members' own speeds,
-// avoidance shared by all, no points of interest.
+// avoidance shared by all, no points of interest, one mobility class.
 struct ConvoyConfig convoy_config_default(void);
 
 // Builds a world from `*config` and stores it in `*out` (NULL on
@@ -361,7 +380,9 @@ struct ConvoyConfig convoy_config_default(void);
 // `config` is NULL or points to a valid `ConvoyConfig` whose `map_path`
 // and `polygon_path` are each NULL or a NUL-terminated string and whose
 // `points_of_interest_xy` is NULL or points to `2 *
-// points_of_interest_count` readable floats; `out` is NULL or writable.
+// points_of_interest_count` readable floats, and whose `mobility_classes`
+// is NULL or points to `mobility_class_count` readable classes; `out` is
+// NULL or writable.
 enum ConvoyStatus convoy_sim_new(const struct ConvoyConfig *config, struct ConvoySim **out);
 
 // Destroys a world made by [`convoy_sim_new`]; NULL does nothing. Every
@@ -546,6 +567,21 @@ enum ConvoyStatus convoy_spawn(struct ConvoySim *sim,
                                float y,
                                uint16_t faction,
                                uint64_t *out);
+
+// [`convoy_spawn`] in mobility class `mobility` (0 is the map's own; `k`
+// is `ConvoyConfig::mobility_classes[k - 1]`): the unit plans, steers and
+// is kept off walls as that class sees the map, and must start on ground
+// it can stand on.
+//
+// # Safety
+// `sim` is NULL or live; `out` is NULL or writable.
+enum ConvoyStatus convoy_spawn_in_class(struct ConvoySim *sim,
+                                        uint8_t kind,
+                                        float x,
+                                        float y,
+                                        uint16_t faction,
+                                        uint8_t mobility,
+                                        uint64_t *out);
 
 // Removes a unit; its handle is refused from then on. Rows move (the last
 // row takes its place).

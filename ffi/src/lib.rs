@@ -105,6 +105,27 @@ pub struct ConvoyConfig {
     pub points_of_interest_xy: *const f32,
     /// How many points `points_of_interest_xy` holds.
     pub points_of_interest_count: usize,
+    /// Grid maps: more ways to see the map (the per-unit path filter);
+    /// a unit spawned in class `k` (`convoy_spawn_in_class`) plans, steers
+    /// and is kept off walls as `mobility_classes[k - 1]` sees the map;
+    /// class 0 as ground units do. NULL when `mobility_class_count` is 0.
+    /// Copied by `convoy_sim_new`.
+    pub mobility_classes: *const ConvoyMobility,
+    /// How many classes `mobility_classes` holds (at most 255).
+    pub mobility_class_count: usize,
+}
+
+/// What a mobility class can cross: each terrain's cost multiplier (at
+/// least 1), or 0 where it cannot go. Blocked cells stop every class.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ConvoyMobility {
+    /// Open ground.
+    pub open: f32,
+    /// Swamp.
+    pub swamp: f32,
+    /// Water.
+    pub water: f32,
 }
 
 /// An opaque simulation: the kernel's `Sim` and the buffers the C API
@@ -123,7 +144,7 @@ pub struct ConvoySim {
 /// A default configuration: the square from (-1000, -1000) to (1000, 1000)
 /// m, one thread, reorder every 32 ticks, an open field, 8 m map cells at
 /// (0, 0), no clearance, one faction, groups at their members' own speeds,
-/// avoidance shared by all, no points of interest.
+/// avoidance shared by all, no points of interest, one mobility class.
 #[unsafe(no_mangle)]
 pub extern "C" fn convoy_config_default() -> ConvoyConfig {
     ConvoyConfig {
@@ -144,6 +165,8 @@ pub extern "C" fn convoy_config_default() -> ConvoyConfig {
         faction_avoidance: 0,
         points_of_interest_xy: std::ptr::null(),
         points_of_interest_count: 0,
+        mobility_classes: std::ptr::null(),
+        mobility_class_count: 0,
     }
 }
 
@@ -154,7 +177,9 @@ pub extern "C" fn convoy_config_default() -> ConvoyConfig {
 /// `config` is NULL or points to a valid `ConvoyConfig` whose `map_path`
 /// and `polygon_path` are each NULL or a NUL-terminated string and whose
 /// `points_of_interest_xy` is NULL or points to `2 *
-/// points_of_interest_count` readable floats; `out` is NULL or writable.
+/// points_of_interest_count` readable floats, and whose `mobility_classes`
+/// is NULL or points to `mobility_class_count` readable classes; `out` is
+/// NULL or writable.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn convoy_sim_new(
     config: *const ConvoyConfig,
@@ -339,6 +364,7 @@ fn sim_config(config: &ConvoyConfig) -> Result<SimConfig, Failure> {
             ],
         )
     }?;
+    sim_config.mobility_classes = unsafe { mobility_classes(config) }?;
     if !(config.map_path.is_null() || config.polygon_path.is_null()) {
         return Err(Failure::bad(
             "config sets both `map_path` and `polygon_path`: a world has one map, set one of them",
@@ -355,6 +381,36 @@ fn sim_config(config: &ConvoyConfig) -> Result<SimConfig, Failure> {
         sim_config.map = polygon_map(path, config)?;
     }
     Ok(sim_config)
+}
+
+/// The kernel's mobility classes for `config`'s list (0: impassable).
+///
+/// # Safety
+/// `config.mobility_classes` is NULL or points to
+/// `config.mobility_class_count` readable classes.
+unsafe fn mobility_classes(config: &ConvoyConfig) -> Result<Vec<Mobility>, Failure> {
+    let count = config.mobility_class_count;
+    if count == 0 {
+        return Ok(Vec::new());
+    }
+    if count > 255 {
+        return Err(Failure::bad(format!(
+            "`config.mobility_class_count` must be at most 255, was {count}"
+        )));
+    }
+    if config.mobility_classes.is_null() {
+        return Err(Failure::null("config.mobility_classes"));
+    }
+    let classes = unsafe { std::slice::from_raw_parts(config.mobility_classes, count) };
+    let cost = |value: f32| (value != 0.0).then_some(value);
+    Ok(classes
+        .iter()
+        .map(|class| Mobility {
+            open: cost(class.open),
+            swamp: cost(class.swamp),
+            water: cost(class.water),
+        })
+        .collect())
 }
 
 /// The path the config field `key` holds, `None` when it is NULL.

@@ -359,6 +359,7 @@ fn platoon_failure(error: PlatoonError) -> Failure {
         | PlatoonError::Full(_)
         | PlatoonError::BadSpec { .. }
         | PlatoonError::BadOrder { .. }
-        | PlatoonError::OffMap(_) => Failure::bad(error),
+        | PlatoonError::OffMap(_)
+        | PlatoonError::MixedMobility { .. } => Failure::bad(error),
     }
 }

@@ -7,8 +7,8 @@
 
 use convoy::glam::Vec2;
 use convoy::{
-    Bounds, FactionId, OrderError, QueryError, QueryFilter, QueryHit, Sim, UnitId, UnitSpec,
-    VehicleKind,
+    Bounds, FactionId, MobilityClass, OrderError, QueryError, QueryFilter, QueryHit, Sim, UnitId,
+    UnitSpec, VehicleKind,
 };
 
 use crate::status::{ConvoyStatus, Failure};
@@ -78,11 +78,33 @@ pub unsafe extern "C" fn convoy_spawn(
     faction: u16,
     out: *mut u64,
 ) -> ConvoyStatus {
+    unsafe { convoy_spawn_in_class(sim, kind, x, y, faction, 0, out) }
+}
+
+/// [`convoy_spawn`] in mobility class `mobility` (0 is the map's own; `k`
+/// is `ConvoyConfig::mobility_classes[k - 1]`): the unit plans, steers and
+/// is kept off walls as that class sees the map, and must start on ground
+/// it can stand on.
+///
+/// # Safety
+/// `sim` is NULL or live; `out` is NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn convoy_spawn_in_class(
+    sim: *mut ConvoySim,
+    kind: u8,
+    x: f32,
+    y: f32,
+    faction: u16,
+    mobility: u8,
+    out: *mut u64,
+) -> ConvoyStatus {
     with_sim_mut(unsafe { sim.as_mut() }, |handle| {
         let out = unsafe { out.as_mut() }.ok_or_else(|| Failure::null("out"))?;
         let kind = VehicleKind::from_u8(kind)
             .ok_or_else(|| Failure::bad(format!("`kind` must be 0 to 4, was {kind}")))?;
-        let spec = UnitSpec::new(kind, Vec2::new(x, y)).with_faction(FactionId(faction));
+        let spec = UnitSpec::new(kind, Vec2::new(x, y))
+            .with_faction(FactionId(faction))
+            .with_mobility(MobilityClass(mobility));
         let unit = handle.sim.spawn(&spec).map_err(Failure::bad)?;
         *out = handle_of(unit);
         Ok(())

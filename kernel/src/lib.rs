@@ -35,6 +35,7 @@ pub use instrument::{
     Budgets, FormationsFigures, IntegrateFigures, PathsFigures, SeparationFigures, SpatialFigures,
     Stage, StageStats, SteeringFigures, TickTrace, TimingReport,
 };
+pub use nav::class_maps::MobilityClass;
 pub use nav::polygon::BridgeSpec;
 pub use nav::visgraph::{BridgeError, FactionId, ObstacleError, ObstacleId};
 pub use rayon;

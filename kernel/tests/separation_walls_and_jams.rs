@@ -4,6 +4,7 @@ mod common;
 
 use common::{World, worst_overlap};
 use convoy::glam::{Vec2, Vec3};
+use convoy::nav::ClassMaps;
 use convoy::nav::{GridMap, Mobility, Terrain, WorldMap};
 use convoy::stages::separation::{Separation, SeparationStats};
 
@@ -29,7 +30,7 @@ fn separate_on(world: &mut World, terrain: Option<&WorldMap>, iterations: u32) -
     separation.reserve(world.len());
     let (input_world, mut position) = (world.clone(), world.position.clone());
     let mut input = input_world.input(&hash);
-    input.terrain = terrain;
+    input.terrain = ClassMaps::new(terrain, &[]);
     let stats = separation.pass(input, &mut position);
     world.position = position;
     stats

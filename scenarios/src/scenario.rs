@@ -430,6 +430,7 @@ pub fn build(profile: &Profile, threads: usize) -> Result<Sim, BuildError> {
         max_dt: profile.run.max_dt,
         bodies: profile.steering.bodies.clone(),
         map,
+        mobility_classes: Vec::new(),
         unreachable_goals: UnreachableGoals::MoveToNearest,
         faction_avoidance: FactionAvoidance::Shared,
         group_pace: GroupPace::OwnSpeed,

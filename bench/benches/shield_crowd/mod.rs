@@ -4,6 +4,7 @@
 use convoy::Bounds;
 use convoy::data::spatial_hash::SpatialHash;
 use convoy::glam::{Vec2, Vec3};
+use convoy::nav::ClassMaps;
 use convoy::random::unit_f32;
 use convoy::stages::separation::{Separation, SeparationInput};
 
@@ -69,7 +70,8 @@ impl ShieldCrowd {
             shield: &self.shield,
             inv_mass: &self.inv_mass,
             spatial,
-            terrain: None,
+            mobility: &[],
+            terrain: ClassMaps::default(),
         }
     }
 }

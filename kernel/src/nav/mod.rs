@@ -17,6 +17,8 @@
 //! - [`quadtree`]: the Armada quadtree (Davis 2000): decomposition, neighbour
 //!   graph, leaf A* and two-step rubber-banding.
 //! - [`regions`]: connected-region labels, so unreachable goals cost nothing.
+//! - [`class_maps`]: the grid map as each mobility class sees it (the
+//!   per-unit path filter).
 //! - [`world`]: the grid placed in the world ([`WorldMap`]), line of sight
 //!   on it, and string-pulling of A* paths into short routes.
 //! - [`polygon`]: polygon maps (containers, obstacles, swamps, roads,
@@ -31,6 +33,7 @@
 
 pub mod astar;
 pub mod batch;
+pub mod class_maps;
 pub mod clearance;
 pub mod flow_field;
 pub mod grid;
@@ -45,6 +48,7 @@ pub mod world;
 pub use crate::geometry::turning;
 pub use astar::{BoundedPath, GridPlanner, Path, PathError, Progress};
 pub use batch::{BatchPlanner, GridAnswer, GridQuery, plan_batch};
+pub use class_maps::{ClassMaps, MAX_MOBILITY_CLASSES, MobilityClass};
 pub use flow_field::FlowField;
 pub use grid::{Cell, CellRect, CostGrid, GridError, GridMap, Mobility, MobilityError, Terrain};
 pub use hierarchy::{HierarchicalPlanner, Hierarchy, HierarchyError};

@@ -146,6 +146,26 @@ impl WorldMap {
         })
     }
 
+    /// The same terrain, roads and placement as `mobility` sees them: its
+    /// own costs, regions and HPA* clusters (a mobility class's map,
+    /// [`crate::nav::ClassMaps`]). The identity stays the terrain's.
+    ///
+    /// # Errors
+    /// [`WorldMapError::Mobility`] for invalid costs.
+    pub fn for_mobility(&self, mobility: Mobility) -> Result<WorldMap, WorldMapError> {
+        let mut map = WorldMap::new(&self.terrain, mobility, self.origin, self.cell_size)?;
+        map.identity = self.identity;
+        map.road.clone_from(&self.road);
+        map.ground.clone_from(&self.ground);
+        Ok(map)
+    }
+
+    /// The costs this map was built with.
+    #[must_use]
+    pub fn mobility(&self) -> Mobility {
+        self.mobility
+    }
+
     /// This map with its roads set to run through `cells` (replacing any
     /// before; cells off the map are ignored); the roads are part of its
     /// identity (call it once per map: the hash builds on the current one).

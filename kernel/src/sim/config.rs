@@ -8,7 +8,7 @@ use thiserror::Error;
 
 use crate::data::spatial_hash::{Bounds, GridError};
 use crate::instrument::Budgets;
-use crate::nav::{PolygonNavigator, WorldMap};
+use crate::nav::{Mobility, PolygonNavigator, WorldMap};
 use crate::stages::steering::field::OrbitingBody;
 
 use super::UnreachableGoals;
@@ -55,6 +55,12 @@ pub struct SimConfig {
     pub bodies: Vec<OrbitingBody>,
     /// The ground units move on and routes are planned over.
     pub map: Map,
+    /// More ways to see a grid map (the per-unit path filter): a unit of
+    /// [`MobilityClass`](crate::MobilityClass)`(k)` plans, steers and is
+    /// kept off walls on the map as `mobility_classes[k - 1]` sees it;
+    /// class 0 sees it with the map's own costs. Only on [`Map::Grid`];
+    /// at most 255.
+    pub mobility_classes: Vec<Mobility>,
     /// What a move order does with a goal its unit cannot reach.
     pub unreachable_goals: UnreachableGoals,
     /// How reciprocal avoidance shares the work between units of
@@ -129,6 +135,7 @@ impl SimConfig {
             max_dt: 0.25,
             bodies: Vec::new(),
             map: Map::Open,
+            mobility_classes: Vec::new(),
             unreachable_goals: UnreachableGoals::MoveToNearest,
             faction_avoidance: FactionAvoidance::Shared,
             group_pace: GroupPace::OwnSpeed,
@@ -179,6 +186,15 @@ pub enum ConfigError {
     /// The map's movement costs are invalid.
     #[error(transparent)]
     Mobility(#[from] crate::nav::MobilityError),
+    /// Mobility classes on a map other than [`Map::Grid`], too many of
+    /// them, or one with invalid costs.
+    #[error("mobility_classes[{index}]: {reason}")]
+    BadMobilityClass {
+        /// Its position in the list.
+        index: usize,
+        /// What is wrong.
+        reason: String,
+    },
     /// The polygon map cannot be loaded or its graph built (the message
     /// names the file and the element).
     #[error("polygon map: {0}")]

@@ -1,6 +1,7 @@
 //! One plan for a whole group order on a grid map.
 //!
-//! A group's members share a goal, so one [`FlowField`] from the goal
+//! A group's members share a goal, so one [`FlowField`] from the goal (one
+//! per mobility class among them, on that class's map)
 //! (Emerson, *Crowd Pathfinding and Steering Using Flow Field Tiles*, Game
 //! AI Pro 2013) answers all of them: each ground member's optimal path to
 //! the goal is read off the field's links, extended by the straight line
@@ -33,13 +34,38 @@ pub(crate) struct GroupPlanner {
 
 impl Sim {
     /// Gives every member of `units` its route to its `targets` spot from
-    /// one field planned to `goal`; members the field cannot serve queue
-    /// their own search. Their earlier requests are already cancelled.
+    /// one field planned to `goal` per mobility class among them (each on
+    /// its class's map); members the field cannot serve queue their own
+    /// search. Their earlier requests are already cancelled.
     pub(super) fn plan_group(&mut self, units: &[UnitId], targets: &[Vec2], goal: Vec2) {
-        let Map::Grid(map) = &self.config.map else {
+        if !matches!(self.config.map, Map::Grid(_)) {
+            return self.queue_each(units, targets);
+        }
+        let class_of = |unit: UnitId| {
+            let row = self.vehicles.row_of(unit).expect("checked live by the caller");
+            self.vehicles.columns().mobility[row]
+        };
+        let classes: Vec<u8> = units.iter().map(|&unit| class_of(unit)).collect();
+        let mut distinct = classes.clone();
+        distinct.sort_unstable();
+        distinct.dedup();
+        for class in distinct {
+            let (members, spots): (Vec<UnitId>, Vec<Vec2>) = units
+                .iter()
+                .zip(targets)
+                .zip(&classes)
+                .filter(|&(_, &of)| of == class)
+                .map(|((&unit, &target), _)| (unit, target))
+                .unzip();
+            self.plan_class(class, &members, &spots, goal);
+        }
+    }
+
+    /// [`Sim::plan_group`] for the members of one mobility class.
+    fn plan_class(&mut self, class: u8, units: &[UnitId], targets: &[Vec2], goal: Vec2) {
+        let Some(map) = self.class_map(class) else {
             return self.queue_each(units, targets);
         };
-        let map = std::sync::Arc::clone(map);
         let Some(goal_cell) = map.cell_at(goal) else {
             return self.queue_each(units, targets);
         };

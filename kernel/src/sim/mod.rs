@@ -19,6 +19,7 @@ mod events;
 mod group_plan;
 mod group_spots;
 mod groups;
+mod mobility;
 mod orders;
 mod platoon_orders;
 mod quality;
@@ -45,7 +46,7 @@ use crate::instrument::{
     SeparationFigures, SpatialFigures, Stage, StageStats, SteeringFigures, TickTrace, TimingReport,
 };
 use crate::stages::spatial::SpatialStage;
-use crate::nav::PolygonNavigator;
+use crate::nav::{ClassMaps, PolygonNavigator};
 use crate::stages::formations::{FormationStage, FormationWorld};
 use crate::stages::paths::{PathService, Planner};
 use crate::stages::separation::{Separation, SeparationInput};
@@ -93,6 +94,9 @@ pub struct Sim {
     group_planner: group_plan::GroupPlanner,
     /// The grid map as built and the edits since.
     edits: world_edits::WorldEdits,
+    /// The grid map as mobility classes 1 and up see it
+    /// ([`SimConfig::mobility_classes`]), edited with class 0's.
+    class_maps: Vec<Arc<crate::nav::WorldMap>>,
     /// The pool stages run in; `None`: one thread, no pool.
     pool: Option<Arc<ThreadPool>>,
     /// Whether `spatial` holds the units as they are (rebuilt at the end of
@@ -140,8 +144,10 @@ impl Sim {
         let cell_size = config.cell_size.unwrap_or(radius);
         let spatial = SpatialHash::new(config.bounds, cell_size)?;
         let separation = Separation::new(config.bounds, cell_size, config.separation_iterations)?;
+        let class_maps = mobility::build_class_maps(&config)?;
         let pool = pool_for(&config)?;
         Ok(Sim {
+            class_maps,
             instruments: Instruments::new(config.budgets),
             discs: vec![Disc::default(); config.bodies.len()],
             points_of_interest: PointsOfInterest::new(&config.points_of_interest),
@@ -200,14 +206,22 @@ impl Sim {
     }
 
     /// Adds a unit; every stage's scratch grows with it, outside the tick.
-    /// On a map, a movable ground unit must start on an open cell
-    /// ([`SpawnError::NotOnOpenGround`]): walls only stop units that stand
+    /// On a map, a movable ground unit must start on an open cell of its
+    /// mobility class's map ([`SpawnError::NotOnOpenGround`]; a class the
+    /// world lacks is [`SpawnError::NoSuchMobilityClass`]): walls only stop units that stand
     /// on open ground, so one started inside a building would drive through
     /// walls until it got out.
     pub fn spawn(&mut self, spec: &UnitSpec) -> Result<UnitId, SpawnError> {
         spec.validate()?;
+        let classes = self.class_maps();
+        if usize::from(spec.mobility.0) >= classes.count() {
+            return Err(SpawnError::NoSuchMobilityClass {
+                class: spec.mobility.0,
+                count: classes.count(),
+            });
+        }
         let grounded = spec.inv_mass > 0.0 && !spec.kind.handling().flies;
-        if let Some(map) = self.config.map.grid()
+        if let Some(map) = classes.of(spec.mobility.0)
             && grounded
             && !map.is_open(spec.position)
         {
@@ -239,10 +253,11 @@ impl Sim {
         self.spatial.reserve(units);
         let slots = self.vehicles.handle_parts().0.len();
         let threads = self.threads();
-        let planner = planner(&self.config);
+        let planner = planner(&self.config, &self.class_maps);
         let requests = units + self.platoons.records().len();
         self.paths.reserve(requests, slots.max(units), planner);
-        self.formations.reserve(self.config.map.grid(), threads);
+        let maps = ClassMaps::new(self.config.map.grid(), &self.class_maps);
+        self.formations.reserve(maps, threads);
         let bridges = self
             .config
             .map
@@ -403,8 +418,10 @@ impl Sim {
             time_s,
             tick,
             points_of_interest,
+            class_maps,
             ..
         } = self;
+        let maps = ClassMaps::new(config.map.grid(), class_maps);
         for (disc, body) in discs.iter_mut().zip(&config.bodies) {
             *disc = body.disc_at(*time_s);
         }
@@ -418,8 +435,8 @@ impl Sim {
                 paths.run(
                     vehicles,
                     platoons,
-                    planner(config),
-                    config.map.grid(),
+                    planner(config, class_maps),
+                    maps,
                     config.max_path_nodes_per_tick,
                     config.max_path_requests_per_tick,
                     *tick,
@@ -438,7 +455,7 @@ impl Sim {
             });
             let moved = stages.run(Stage::Formations, || {
                 let world = FormationWorld {
-                    map: config.map.grid(),
+                    maps,
                     bridges: config.map.polygon(),
                     dt,
                     tick: *tick,
@@ -462,15 +479,15 @@ impl Sim {
             let steered = stages.run(Stage::Steering, || {
                 let world = SteerWorld {
                     spatial,
-                    map: config.map.grid(),
+                    maps,
                     avoid_radius: config.neighbour_radius,
                     bodies: discs,
                     dt,
                     tick: *tick,
                     factions_share: config.faction_avoidance == FactionAvoidance::Shared,
                     walls: match &config.map {
-                        Map::Grid(map) => Some(map),
-                        Map::Open | Map::Polygon { .. } => None,
+                        Map::Grid(_) => maps,
+                        Map::Open | Map::Polygon { .. } => ClassMaps::default(),
                     },
                 };
                 steering.run(&mut columns, world)
@@ -485,7 +502,7 @@ impl Sim {
                 cut_searches: steered.cut_searches as f64,
             });
             let integrated = stages.run(Stage::Integrate, || {
-                dynamics::integrate_columns(&mut columns, config.map.grid(), dt)
+                dynamics::integrate_columns(&mut columns, maps, dt)
             });
             quality.driving_unit_ticks += integrated.driving as u64;
             quality.speed_fraction_sum += integrated.speed_fraction_sum;
@@ -500,7 +517,8 @@ impl Sim {
                     shield: columns.shield,
                     inv_mass: columns.inv_mass,
                     spatial,
-                    terrain: config.map.grid(),
+                    mobility: columns.mobility,
+                    terrain: maps,
                 };
                 separation.pass(input, columns.position)
             });
@@ -577,7 +595,8 @@ impl Sim {
     /// Identifies the world a snapshot belongs to: a hash of the bounds,
     /// the spatial cell size, the grid map (or the polygon map's raster)
     /// as built, and the polygon map's graph size as built and bridges
-    /// (which stand, and what each faction believes). Cell edits and
+    /// (which stand, and what each faction believes), and the mobility
+    /// classes' costs. Cell edits and
     /// run-time obstacles are not part of it: snapshots carry them.
     #[must_use]
     pub fn map_identity(&self) -> u64 {
@@ -589,6 +608,12 @@ impl Sim {
             // As built: cell edits and run-time obstacles are the
             // snapshot's own sections.
             hasher.update(&map.base_identity().to_le_bytes());
+        }
+        for mobility in &self.config.mobility_classes {
+            let costs = [mobility.open, mobility.swamp, mobility.water];
+            for cost in costs.map(|cost| cost.map_or(-1.0, f32::from)) {
+                hasher.update(&cost.to_le_bytes());
+            }
         }
         if let Some(nav) = self.config.map.polygon() {
             hasher.update(&(nav.identity_nodes() as u64).to_le_bytes());
@@ -617,15 +642,29 @@ impl Sim {
         engine: snapshot::EditedColumns,
     ) -> Result<(), snapshot::SnapshotError> {
         let state = snapshot::read(reader, self.map_identity(), engine)?;
+        self.check_mobility(&state.vehicles)?;
         let edited = self
             .edits
             .replay(&state.edits)
             .map_err(snapshot::SnapshotError::Inconsistent)?;
         let polygon = self.replay_obstacles(state.obstacles)?;
-        let map = edited.as_deref().or(self.config.map.grid());
-        let flights = snapshot::rebuild_flights(&state.flights, map)?;
+        let class_maps = match &edited {
+            Some(map) => Some(
+                self.class_maps_on(map)
+                    .map_err(snapshot::SnapshotError::Inconsistent)?,
+            ),
+            None => None,
+        };
+        let maps = ClassMaps::new(
+            edited.as_deref().or(self.config.map.grid()),
+            class_maps.as_deref().unwrap_or(&self.class_maps),
+        );
+        let flights = snapshot::rebuild_flights(&state.flights, maps)?;
         if let Some(map) = edited {
             self.config.map = Map::Grid(map);
+        }
+        if let Some(class_maps) = class_maps {
+            self.class_maps = class_maps;
         }
         if let Some(map) = polygon {
             self.config.map = map;
@@ -638,7 +677,7 @@ impl Sim {
         self.paths.flights = flights;
         self.platoons = state.platoons;
         let slots = self.vehicles.handle_parts().0.len();
-        let planner = planner(&self.config);
+        let planner = planner(&self.config, &self.class_maps);
         let requests = self.vehicles.len() + self.platoons.records().len();
         self.paths.reserve(requests, slots, planner);
         self.tick = state.tick;
@@ -734,11 +773,12 @@ fn pool_for(config: &SimConfig) -> Result<Option<Arc<ThreadPool>>, ConfigError> 
     Ok(Some(pool))
 }
 
-/// What the `paths` stage plans on under `config`.
-fn planner(config: &SimConfig) -> Planner<'_> {
+/// What the `paths` stage plans on under `config`, with the maps of
+/// mobility classes 1 and up.
+fn planner<'a>(config: &'a SimConfig, class_maps: &'a [Arc<crate::nav::WorldMap>]) -> Planner<'a> {
     match &config.map {
         Map::Polygon { navigator, .. } => Planner::Polygon(navigator),
-        Map::Grid(map) => Planner::Grid(map),
+        Map::Grid(map) => Planner::Grid(ClassMaps::new(Some(map), class_maps)),
         Map::Open => Planner::OpenField,
     }
 }

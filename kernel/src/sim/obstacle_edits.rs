@@ -46,9 +46,9 @@ impl Sim {
     /// a polygon that leaves no free space. Nothing changes then.
     pub fn add_obstacle(&mut self, polygon: &[Vec2]) -> Result<ObstacleId, ObstacleError> {
         let ring: Ring = polygon.iter().map(|point| point.as_dvec2()).collect();
-        let (navigator, raster) = polygon_map(&self.config.map)?;
+        let (navigator, _) = polygon_map(&self.config.map)?;
         navigator.check_obstacle(&ring)?;
-        let out_of_reach = self.wanted_out_of_reach(raster);
+        let out_of_reach = self.wanted_out_of_reach();
         let (edited, id) = self.on_own_threads(|| {
             let mut edited = PolygonNavigator::clone(navigator);
             edited.add_obstacle(ring.clone()).map(|id| (edited, id))
@@ -64,8 +64,8 @@ impl Sim {
     /// [`ObstacleError::Unknown`], or [`ObstacleError::NotAPolygonMap`].
     /// Nothing changes then.
     pub fn remove_obstacle(&mut self, id: ObstacleId) -> Result<(), ObstacleError> {
-        let (navigator, raster) = polygon_map(&self.config.map)?;
-        let out_of_reach = self.wanted_out_of_reach(raster);
+        let (navigator, _) = polygon_map(&self.config.map)?;
+        let out_of_reach = self.wanted_out_of_reach();
         let (edited, ring) = self.on_own_threads(|| {
             let mut edited = PolygonNavigator::clone(navigator);
             edited.remove_obstacle(id).map(|ring| (edited, ring))

@@ -87,6 +87,26 @@ pub enum OrderError {
     BadFacing(Vec2),
 }
 
+/// The block of a group order a member takes its spot in: ground units by
+/// mobility class, then fliers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Layer {
+    /// Ground units of one mobility class.
+    Ground(u8),
+    /// Fliers: no wall stops them.
+    Air,
+}
+
+impl Layer {
+    /// The mobility class of a ground layer (fliers: none).
+    fn class(self) -> Option<u8> {
+        match self {
+            Layer::Ground(class) => Some(class),
+            Layer::Air => None,
+        }
+    }
+}
+
 /// Destination spots are this many of the widest member's lengths apart
 /// (twice its larger semi-axis each): room for a member to drive between
 /// two that have arrived. The `group_order` example measures it on arena2:
@@ -136,6 +156,7 @@ impl Sim {
         if !facing.is_finite() {
             return Err(OrderError::BadFacing(facing));
         }
+        let requested = goal;
         let goal = self.reachable_goal(units[0], goal)?;
         let positions: Vec<Vec2> = rows
             .iter()
@@ -146,12 +167,22 @@ impl Sim {
             .try_normalize()
             .or_else(|| (goal - centre).try_normalize())
             .unwrap_or(Vec2::X);
-        let altitude = &self.vehicles.columns().altitude;
-        let fliers: Vec<bool> = rows.iter().map(|&row| altitude[row] > 0.0).collect();
+        let layers = self.layers_of(&rows);
+        let mut distinct = layers.clone();
+        distinct.sort_unstable();
+        distinct.dedup();
         let mut spots = vec![goal; rows.len()];
-        for layer in [false, true] {
-            let members: Vec<usize> = (0..rows.len()).filter(|&i| fliers[i] == layer).collect();
-            let layer_spots = self.layer_spots(&members, &rows, &positions, goal, facing, layer);
+        for &layer in &distinct {
+            let members: Vec<usize> = (0..rows.len()).filter(|&i| layers[i] == layer).collect();
+            // A class that cannot stand at the goal gathers at its own
+            // nearest reachable point.
+            let layer_goal = match layer {
+                Layer::Ground(class) if Some(class) != layers[0].class() => {
+                    self.reachable_goal(units[members[0]], requested)?
+                }
+                _ => goal,
+            };
+            let layer_spots = self.layer_spots(&members, &rows, &positions, (layer_goal, facing), layer);
             for (&member, spot) in members.iter().zip(layer_spots) {
                 spots[member] = spot;
             }
@@ -167,9 +198,9 @@ impl Sim {
             self.vehicles.columns_mut().final_heading[row] = heading;
             self.remember_wanted(unit, spots[k], targets[k]);
         }
-        for layer in [false, true] {
+        for &layer in &distinct {
             let layer_rows: Vec<usize> = (0..rows.len())
-                .filter(|&i| fliers[i] == layer)
+                .filter(|&i| layers[i] == layer)
                 .map(|i| rows[i])
                 .collect();
             self.enter_new_group(&layer_rows);
@@ -209,18 +240,30 @@ impl Sim {
         Ok(move_state_at(self.vehicles.columns(), row))
     }
 
+    /// Each row's [`Layer`].
+    fn layers_of(&self, rows: &[usize]) -> Vec<Layer> {
+        let columns = self.vehicles.columns();
+        rows.iter()
+            .map(|&row| match columns.altitude[row] > 0.0 {
+                true => Layer::Air,
+                false => Layer::Ground(columns.mobility[row]),
+            })
+            .collect()
+    }
+
     /// The spots of one layer of a group (`members`, indices into `rows`
-    /// and `positions`): fliers and ground units never meet, so each layer
-    /// gets its own block, spaced by its widest member; ground spots lie on
-    /// open ground of the goal's region. In `members`' order.
+    /// and `positions`): fliers, ground units and ground units of another
+    /// mobility class do not share ground, so each layer gets its own
+    /// block about `goal`, facing `facing`, spaced by its widest member;
+    /// ground spots lie on open ground of the goal's region on the class's
+    /// map. In `members`' order.
     fn layer_spots(
         &self,
         members: &[usize],
         rows: &[usize],
         positions: &[Vec2],
-        goal: Vec2,
-        facing: Vec2,
-        fly: bool,
+        (goal, facing): (Vec2, Vec2),
+        layer: Layer,
     ) -> Vec<Vec2> {
         if members.is_empty() {
             return Vec::new();
@@ -231,7 +274,10 @@ impl Sim {
             .map(|&i| shield[rows[i]].x.max(shield[rows[i]].y))
             .fold(0.0f32, f32::max);
         let spacing = SPOT_SPACING_LENGTHS * 2.0 * widest;
-        let map = self.config.map.grid().filter(|_| !fly);
+        let map = match layer {
+            Layer::Ground(class) => self.class_maps().of(class),
+            Layer::Air => None,
+        };
         let goal_region = map.and_then(|map| map.grid().region(map.cell_at(goal)?));
         let open = |spot: Vec2| match (map, goal_region) {
             (Some(map), Some(region)) => footprint_in_region(map, spot, 0.5 * spacing, region),
@@ -258,7 +304,7 @@ impl Sim {
     }
 
     /// `goal` checked for `unit`: finite, on the map, and reachable from
-    /// where the unit stands, or moved to the nearest reachable point, as
+    /// where the unit stands on its mobility class's map, or moved to the nearest reachable point, as
     /// [`UnreachableGoals`] says.
     fn reachable_goal(&self, unit: UnitId, goal: Vec2) -> Result<Vec2, OrderError> {
         let row = self
@@ -268,7 +314,7 @@ impl Sim {
         if !on_map(goal) {
             return Err(OrderError::BadGoal(goal));
         }
-        let Some(map) = self.config.map.grid() else {
+        let Some(map) = self.map_of_row(row) else {
             return Ok(goal);
         };
         let Some(goal_cell) = map.cell_at(goal) else {

@@ -55,11 +55,13 @@ impl Sim {
         if members.len() > MAX_MEMBERS {
             return Err(PlatoonError::Full(members.len()));
         }
+        let class = self.mobility_of(members[0])?;
         for (k, &unit) in members.iter().enumerate() {
             self.free_unit_row(unit)?;
             if members[..k].contains(&unit) {
                 return Err(PlatoonError::Duplicate(unit));
             }
+            self.same_mobility(unit, class)?;
         }
         let lead = self.vehicles.row_of(members[0]).expect("checked above");
         let columns = self.vehicles.columns();
@@ -145,6 +147,10 @@ impl Sim {
     /// returned: nobody else changes slot.
     pub fn join_platoon(&mut self, id: PlatoonId, unit: UnitId) -> Result<usize, PlatoonError> {
         self.free_unit_row(unit)?;
+        let record = self.platoons.get(id).ok_or(PlatoonError::Stale(id))?;
+        if let Some((_, member)) = record.occupied().next() {
+            self.same_mobility(unit, self.mobility_of(member)?)?;
+        }
         let platoon = self.platoons.get_mut(id)?;
         let slot =
             slot_for_reinforcement(&platoon.members).ok_or(PlatoonError::Full(MAX_MEMBERS + 1))?;
@@ -245,6 +251,20 @@ impl Sim {
         match self.vehicles.columns().platoon()[row] {
             NONE => Ok(row),
             platoon => Err(PlatoonError::AlreadyInPlatoon { unit, platoon }),
+        }
+    }
+
+    /// The mobility class of live `unit`.
+    fn mobility_of(&self, unit: UnitId) -> Result<u8, PlatoonError> {
+        let row = self.vehicles.row_of(unit).ok_or(PlatoonError::StaleUnit(unit))?;
+        Ok(self.vehicles.columns().mobility()[row])
+    }
+
+    /// Refuses `unit` unless it is of mobility `class`.
+    fn same_mobility(&self, unit: UnitId, platoon_class: u8) -> Result<(), PlatoonError> {
+        match self.mobility_of(unit)? {
+            class if class == platoon_class => Ok(()),
+            class => Err(PlatoonError::MixedMobility { unit, class, platoon_class }),
         }
     }
 
@@ -364,7 +384,7 @@ impl Sim {
     pub(super) fn place_spots(&mut self, id: PlatoonId, move_goal: bool) {
         let record = self.platoons.records[id.index as usize];
         release_spots(&mut self.platoons, &record);
-        let map = self.config.map.grid_map().cloned();
+        let map = self.platoon_map(&record);
         let map = map.as_deref();
         let mut placed = record;
         let gap = record.spot_gap();

@@ -54,7 +54,7 @@ use crate::stages::paths::flights::{FlightRecord, SearchFlights};
 use crate::stages::paths::BATCH;
 use crate::data::path_requests::{PathQueue, PathRequest};
 use crate::data::routes::Routes;
-use crate::nav::WorldMap;
+use crate::nav::ClassMaps;
 use crate::sim::Sim;
 use crate::sim::snapshot_values as values;
 use crate::nav::ObstacleId;
@@ -319,15 +319,15 @@ pub(crate) fn read(
     })
 }
 
-/// The searches in flight rebuilt on `map` (see
+/// The searches in flight rebuilt on the classes' `maps` (see
 /// [`SearchFlights::from_records`]); searches without a grid map are
 /// inconsistent.
 pub(crate) fn rebuild_flights(
     records: &[FlightRecord],
-    map: Option<&WorldMap>,
+    maps: ClassMaps<'_>,
 ) -> Result<SearchFlights, SnapshotError> {
-    match map {
-        Some(map) => SearchFlights::from_records(records, map, BATCH)
+    match maps.base() {
+        Some(_) => SearchFlights::from_records(records, maps, BATCH)
             .map_err(SnapshotError::Inconsistent),
         None if records.is_empty() => Ok(SearchFlights::default()),
         None => Err(inconsistent(

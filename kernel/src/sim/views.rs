@@ -169,7 +169,7 @@ impl Sim {
         let kind = VehicleKind::from_u8(columns.kind()[row]).expect("kinds are checked at spawn");
         let position = columns.position()[row];
         let grounded = params.inv_mass > 0.0 && !kind.handling().flies;
-        if let Some(map) = self.config.map.grid()
+        if let Some(map) = self.map_of_row(row)
             && grounded
             && !map.is_open(position)
         {

@@ -43,15 +43,17 @@ use crate::nav::{CellRect, WorldMap};
 
 impl Sim {
     /// The units of their own whose goal as ordered (`wanted_goal`) is out
-    /// of reach on `map` (before an edit), in handle order.
-    pub(super) fn wanted_out_of_reach(&self, map: &WorldMap) -> Vec<UnitId> {
+    /// of reach on their class's map (before an edit), in handle order.
+    pub(super) fn wanted_out_of_reach(&self) -> Vec<UnitId> {
         let columns = self.vehicles.columns();
         let mut units: Vec<UnitId> = (0..self.vehicles.len())
             .filter(|&row| {
                 let wanted = columns.wanted_goal()[row];
                 self.solo_ground(row)
                     && !wanted.is_nan()
-                    && !same_region(map, columns.position()[row], wanted)
+                    && self
+                        .map_of_row(row)
+                        .is_some_and(|map| !same_region(map, columns.position()[row], wanted))
             })
             .map(|row| self.vehicles.id_at(row).expect("a live row"))
             .collect();
@@ -62,13 +64,14 @@ impl Sim {
     /// Steps 1 to 6 of the module docs, after the cells of `changed`
     /// changed; `out_of_reach` is [`Sim::wanted_out_of_reach`] before.
     pub(super) fn catch_up_with(&mut self, changed: CellRect, out_of_reach: &[UnitId]) {
-        let map = std::sync::Arc::clone(self.config.map.grid_map().expect("a map was edited"));
+        let base = std::sync::Arc::clone(self.config.map.grid_map().expect("a map was edited"));
         self.reserve(self.vehicles.len());
         self.paths.restart_searches();
-        let area = map.rect_bounds(changed);
+        let area = base.rect_bounds(changed);
         let mut replan = Vec::new();
         for row in 0..self.vehicles.len() {
             let unit = self.vehicles.id_at(row).expect("a live row");
+            let map = self.row_map(row);
             let moved = self.displace(&map, changed, row);
             let columns = self.vehicles.columns();
             let back_in_reach = out_of_reach.binary_search(&unit).is_ok()
@@ -81,9 +84,10 @@ impl Sim {
         sorted.sort_unstable();
         self.paths.cancel(&sorted);
         for (unit, back_in_reach) in replan {
+            let map = self.row_map(self.vehicles.row_of(unit).expect("a live row"));
             self.replan_unit(&map, unit, back_in_reach);
         }
-        let moved_goals = self.move_blocked_platoon_spots(&map, changed);
+        let moved_goals = self.move_blocked_platoon_spots(changed);
         self.replan_platoons(area, &moved_goals);
         self.spatial_fresh = false;
     }
@@ -238,21 +242,28 @@ impl Sim {
         open(spot).then_some(spot)
     }
 
+    /// The map of the unit in `row`'s mobility class, shared.
+    fn row_map(&self, row: usize) -> std::sync::Arc<WorldMap> {
+        let class = self.vehicles.columns().mobility()[row];
+        self.class_map(class).expect("a map was edited")
+    }
+
     /// Step 5: every ordered platoon with its goal or a reserved spot on a
-    /// cell of `changed` now impassable gets its spots placed again (its
-    /// goal moved first when walled). Returns the platoons whose goal
-    /// moved.
-    fn move_blocked_platoon_spots(&mut self, map: &WorldMap, changed: CellRect) -> Vec<usize> {
-        let walled = |point: Vec2| {
-            map.cell_at(point)
-                .is_some_and(|cell| changed.contains(cell) && !map.grid().passable(cell))
-        };
+    /// cell of `changed` now impassable (on its members' class's map) gets
+    /// its spots placed again (its goal moved first when walled). Returns
+    /// the platoons whose goal moved.
+    fn move_blocked_platoon_spots(&mut self, changed: CellRect) -> Vec<usize> {
         let mut moved_goals = Vec::new();
         for index in 0..self.platoons.records.len() {
             let platoon = self.platoons.records[index];
             if platoon.live != 1 || platoon.phase() == Phase::Holding {
                 continue;
             }
+            let map = self.platoon_map(&platoon).expect("a map was edited");
+            let walled = |point: Vec2| {
+                map.cell_at(point)
+                    .is_some_and(|cell| changed.contains(cell) && !map.grid().passable(cell))
+            };
             let goal_walled = walled(platoon.goal);
             let spot_walled = platoon
                 .occupied()

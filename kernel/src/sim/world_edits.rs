@@ -4,7 +4,8 @@
 //! `checkPathValidity` do for a navmesh.
 //!
 //! The map is edited in place ([`WorldMap::set_cells`]: costs, regions,
-//! the blocked-cell table and the HPA* clusters the edit touches), then the
+//! the blocked-cell table and the HPA* clusters the edit touches), and so
+//! is every mobility class's map (`mobility.rs`), then the
 //! units and platoons catch up, between ticks (`world_catch_up.rs`).
 //!
 //! The `Sim` keeps the map it was built on and the list of edits: a
@@ -132,13 +133,14 @@ impl Sim {
         };
         // Checked before the map is copied (it is shared with the original).
         map.check_rect(rect)?;
-        let out_of_reach = self.wanted_out_of_reach(map);
+        let out_of_reach = self.wanted_out_of_reach();
         let Map::Grid(map) = &mut self.config.map else {
             unreachable!("matched above");
         };
         let Some(changed) = Arc::make_mut(map).set_cells(rect, terrain)? else {
             return Ok(());
         };
+        self.edit_class_maps(rect, terrain)?;
         self.edits.list.push(CellEdit::new(rect, terrain));
         self.catch_up_with(changed, &out_of_reach);
         Ok(())

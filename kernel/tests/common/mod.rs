@@ -4,6 +4,7 @@
 
 use convoy::geometry::ellipsoid::{Ellipsoid, depth_along_centre_line, overlaps};
 use convoy::glam::{Vec2, Vec3};
+use convoy::nav::ClassMaps;
 use convoy::random::unit_f32;
 use convoy::stages::separation::SeparationInput;
 use convoy::{Bounds, data::spatial_hash::SpatialHash};
@@ -73,7 +74,8 @@ impl World {
             shield: &self.shield,
             inv_mass: &self.inv_mass,
             spatial: hash,
-            terrain: None,
+            mobility: &[],
+            terrain: ClassMaps::default(),
         }
     }
 }

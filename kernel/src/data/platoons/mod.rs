@@ -380,6 +380,17 @@ pub enum PlatoonError {
     /// The goal lies off the map.
     #[error("platoon goal {0:?} is off the map")]
     OffMap(Vec2),
+    /// A unit's mobility class differs from the platoon's (its first
+    /// member's): a platoon plans one route on one class's map.
+    #[error("unit {unit:?} is of mobility class {class}, the platoon's members of class {platoon_class}")]
+    MixedMobility {
+        /// The unit refused.
+        unit: UnitId,
+        /// Its mobility class.
+        class: u8,
+        /// The platoon's.
+        platoon_class: u8,
+    },
 }
 
 /// Every platoon, indexed by handle slot (stable: a platoon never moves).

@@ -374,6 +374,9 @@ columns! {
     /// Metres driven on the way since the group order (the group's pace
     /// compares its members by it).
     group_odometer: f32,
+    /// The unit's [`MobilityClass`](crate::MobilityClass): which grid map
+    /// it plans, steers and is kept off walls on.
+    mobility: u8,
 }
 
 /// A group order ([`Sim::order_group`](crate::Sim::order_group)): its
@@ -497,6 +500,7 @@ impl Vehicles {
             faction: spec.faction.0,
             group: NONE,
             group_odometer: 0.0,
+            mobility: spec.mobility.0,
         });
         Ok(UnitId {
             index,

@@ -6,6 +6,7 @@ use glam::{Vec2, Vec3};
 use thiserror::Error;
 
 use super::{SteerMode, VehicleKind};
+use crate::nav::class_maps::MobilityClass;
 use crate::nav::visgraph::FactionId;
 use crate::data::unit_limits::{
     MAX_ACCEL, MAX_COORDINATE, MAX_INV_MASS, MAX_SIZE, MAX_SPEED, MAX_TURN_RATE, Sign, finite, in_range,
@@ -45,6 +46,12 @@ pub struct UnitSpec {
     /// The side the unit is on (gameplay queries filter by it); 0 by
     /// default.
     pub faction: FactionId,
+    /// Which grid map the unit plans, steers and is kept off walls on
+    /// ([`crate::nav::ClassMaps`]): 0, the default, is the configured
+    /// map's; `k` is [`SimConfig::mobility_classes`]`[k - 1]`'s.
+    ///
+    /// [`SimConfig::mobility_classes`]: crate::SimConfig::mobility_classes
+    pub mobility: MobilityClass,
 }
 
 impl UnitSpec {
@@ -75,6 +82,7 @@ impl UnitSpec {
             goal: position,
             steer_mode: SteerMode::default(),
             faction: FactionId(0),
+            mobility: MobilityClass(0),
         }
     }
 
@@ -82,6 +90,12 @@ impl UnitSpec {
     #[must_use]
     pub fn with_faction(self, faction: FactionId) -> UnitSpec {
         UnitSpec { faction, ..self }
+    }
+
+    /// The same spec in another mobility class.
+    #[must_use]
+    pub fn with_mobility(self, mobility: MobilityClass) -> UnitSpec {
+        UnitSpec { mobility, ..self }
     }
 
     /// Checks every value once, at the boundary, naming the first bad field
@@ -210,6 +224,16 @@ pub enum SpawnError {
         x: f32,
         /// The position's y.
         y: f32,
+    },
+    /// The unit's mobility class is not one of the `Sim`'s.
+    #[error(
+        "unit spec `mobility` {class} is not a mobility class of this world (it has {count}: 0 and one per `SimConfig::mobility_classes` entry)"
+    )]
+    NoSuchMobilityClass {
+        /// The class asked for.
+        class: u8,
+        /// How many classes the world has.
+        count: usize,
     },
 }
 

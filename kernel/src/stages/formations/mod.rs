@@ -52,7 +52,7 @@ use glam::Vec2;
 use rayon::prelude::*;
 
 use crate::data::routes::ROUTE_POINTS;
-use crate::nav::{BridgeTraffic, GridPlanner, Path, PolygonNavigator, WorldMap};
+use crate::nav::{BridgeTraffic, ClassMaps, GridPlanner, Path, PolygonNavigator, WorldMap};
 use crate::parallel::{count_rows, for_each_chunk3};
 use crate::random::unit_f32;
 use crate::geometry::segments::segment_distance;
@@ -92,8 +92,9 @@ const DRIFT_STREAM: u64 = 11;
 /// What the `formations` stage sees besides the platoons and the columns.
 #[derive(Clone, Copy, Debug)]
 pub struct FormationWorld<'a> {
-    /// The terrain, if any: slots are softened against it.
-    pub map: Option<&'a WorldMap>,
+    /// The terrain of each mobility class, if any: a platoon's slots are
+    /// softened against its members' class's map (they share one).
+    pub maps: ClassMaps<'a>,
     /// The polygon map's navigator, if any: which bridges stand.
     pub bridges: Option<&'a PolygonNavigator>,
     /// Seconds this tick advances.
@@ -138,9 +139,11 @@ pub struct FormationStage {
 
 impl FormationStage {
     /// Makes one softening search context per worker of a `threads` pool
-    /// (plus one for a caller outside it), sized for `map`.
-    pub fn reserve(&mut self, map: Option<&WorldMap>, threads: usize) {
-        let Some(map) = map else { return };
+    /// (plus one for a caller outside it), sized for every class's map.
+    pub fn reserve(&mut self, maps: ClassMaps<'_>, threads: usize) {
+        if maps.base().is_none() {
+            return;
+        }
         if self.searches.len() < threads + 1 {
             self.searches.resize_with(threads + 1, Mutex::default);
         }
@@ -148,7 +151,9 @@ impl FormationStage {
             let (planner, path) = search
                 .get_mut()
                 .unwrap_or_else(std::sync::PoisonError::into_inner);
-            planner.reserve(map.grid());
+            for map in maps.all() {
+                planner.reserve(map.grid());
+            }
             path.cells.reserve(SOFTENING_NODES as usize * 8 + 1);
         }
     }
@@ -173,7 +178,7 @@ impl FormationStage {
         world: FormationWorld<'_>,
     ) -> FormationStats {
         admit_to_bridges(&mut self.traffic, &mut platoons.records, world.bridges);
-        respot_stalled(platoons, vehicles, world.map);
+        respot_stalled(platoons, vehicles, world.maps);
         let searches = &self.searches;
         let vehicles_read = &*vehicles;
         let (routes, arcs, headings) = (&platoons.routes, &platoons.arcs, &platoons.headings);
@@ -372,9 +377,13 @@ fn advance(
     };
     let positions = vehicles.columns().position();
     let dt = world.dt;
+    let terrain = members
+        .all_rows()
+        .next()
+        .and_then(|row| world.maps.of(vehicles.columns().mobility()[row]));
     drift(platoon, index, &members, world.tick, dt);
     cross_bridge(platoon, &members, positions);
-    choose_by_context(platoon, world.map);
+    choose_by_context(platoon, terrain);
     platoon.morph = (platoon.morph + dt / MORPH_S).min(1.0);
     let phase = platoon.phase();
     let mut softened = 0;
@@ -406,9 +415,7 @@ fn advance(
     let mut targets = [Vec2::ZERO; MAX_MEMBERS];
     // On open ground no slot needs softening and every member sees its
     // slot: skip every line-of-sight test.
-    let map = world
-        .map
-        .filter(|map| !on_open_ground(map, platoon, &members, positions, pose.anchor));
+    let map = terrain.filter(|map| !on_open_ground(map, platoon, &members, positions, pose.anchor));
     let soften = map.map(|map| Soften {
         map,
         search,
@@ -475,7 +482,7 @@ fn advance(
                 Some(straggler_pace(lag, max_speed[row]))
             })
             .fold(1.0, f32::min);
-        let slowdown = terrain_slowdown(world.map, platoon.position);
+        let slowdown = terrain_slowdown(terrain, platoon.position);
         move_along(platoon, &view, &members, (pace, slowdown), dt);
     } else {
         platoon.speed = 0.0;
@@ -516,7 +523,7 @@ fn advance(
     }
     if phase == Phase::Moving {
         let points = world.points_of_interest;
-        leapfrog(platoon, &members, positions, points, world.map, dt);
+        leapfrog(platoon, &members, positions, points, terrain, dt);
     } else {
         platoon.leaping = 0;
     }

@@ -23,7 +23,7 @@ const MAX_REACH_SPACINGS: f32 = 4.0;
 pub(super) fn respot_stalled(
     platoons: &mut Platoons,
     vehicles: &mut Vehicles,
-    map: Option<&WorldMap>,
+    maps: ClassMaps<'_>,
 ) -> usize {
     let mut moved = 0;
     for index in 0..platoons.records.len() {
@@ -45,7 +45,9 @@ pub(super) fn respot_stalled(
             let pinned = stood >= 1.0
                 && off > SPOT_RADIUS
                 && off <= reach
-                && map.is_none_or(|map| map.segment_is_clear(spot, here));
+                && maps
+                    .of(columns.mobility()[row])
+                    .is_none_or(|map| map.segment_is_clear(spot, here));
             // Half the usual gap: the place is near the member's own spot.
             let gap = 0.5 * platoon.spot_gap();
             if pinned && platoons.move_reservation(spot, here, gap) {

@@ -48,7 +48,7 @@ use crate::data::unit_limits::{MAX_COORDINATE, clamp_to_map};
 use crate::geometry::angles::wrap_angle;
 use crate::geometry::angles;
 use crate::geometry::lanes::lanes_of;
-use crate::nav::WorldMap;
+use crate::nav::ClassMaps;
 use crate::parallel::for_each_chunk3_of;
 use crate::data::vehicles::{ColumnsMut, Handling, VehicleKind};
 
@@ -240,10 +240,11 @@ const HANDLING_BY_KIND: [Handling; 256] = {
 };
 
 /// Advances every unit by `dt` seconds (the `integrate` stage), counting as
-/// it goes; on a `map`, walls stop ground units ([`super::walls`]).
+/// it goes; on a map, the walls of its mobility class's map stop a ground
+/// unit ([`super::walls`]).
 pub fn integrate_columns(
     columns: &mut ColumnsMut<'_>,
-    map: Option<&WorldMap>,
+    maps: ClassMaps<'_>,
     dt: f32,
 ) -> IntegrateStats {
     assert!(
@@ -259,7 +260,7 @@ pub fn integrate_columns(
         &*columns.max_brake,
     );
     let (turn_rate, turn_radius) = (&*columns.turn_rate, &*columns.turn_radius);
-    let altitude = &*columns.altitude;
+    let (altitude, mobility) = (&*columns.altitude, &*columns.mobility);
     let (moving, driving) = (AtomicUsize::new(0), AtomicUsize::new(0));
     let walled = AtomicUsize::new(0);
     let speed_fraction_sum = AtomicU64::new(0);
@@ -280,7 +281,7 @@ pub fn integrate_columns(
                 turn_rate: &turn_rate[rows.clone()],
                 turn_radius: &turn_radius[rows.clone()],
             };
-            let altitude = &altitude[rows];
+            let (altitude, mobility) = (&altitude[rows.clone()], &mobility[rows]);
             let mut tally = IntegrateStats::default();
             let grouped = positions.len() - positions.len() % LANES;
             for start in (0..grouped).step_by(LANES) {
@@ -288,11 +289,12 @@ pub fn integrate_columns(
                 let mut next = inputs
                     .drive_group(start, &before, dt)
                     .unwrap_or_else(|| inputs.drive_each(start, &before, dt));
-                if let Some(map) = map {
+                if maps.base().is_some() {
                     let (from, mut steps) = (before.rows(), next.rows());
                     let mut cut_short = 0;
                     for (lane, step) in steps.iter_mut().enumerate() {
-                        if altitude[start + lane] <= 0.0 {
+                        let row = start + lane;
+                        if let Some(map) = maps.of(mobility[row]).filter(|_| altitude[row] <= 0.0) {
                             let from = from[lane].position;
                             cut_short += usize::from(walls::stop_at_wall(map, from, step));
                         }
@@ -313,7 +315,7 @@ pub fn integrate_columns(
                     heading: headings[offset],
                 };
                 let mut next = inputs.drive_one(offset, motion, dt);
-                if let Some(map) = map.filter(|_| altitude[offset] <= 0.0) {
+                if let Some(map) = maps.of(mobility[offset]).filter(|_| altitude[offset] <= 0.0) {
                     tally.walled +=
                         usize::from(walls::stop_at_wall(map, motion.position, &mut next));
                 }

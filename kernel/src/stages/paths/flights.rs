@@ -21,7 +21,7 @@
 
 use rayon::prelude::*;
 
-use crate::nav::{Cell, HierarchicalPlanner, Path, PathError, Progress, WorldMap};
+use crate::nav::{Cell, ClassMaps, HierarchicalPlanner, Path, PathError, Progress, WorldMap};
 use crate::data::path_requests::PathRequest;
 
 /// Rounds whose budget is at least this many work units resume their
@@ -51,6 +51,8 @@ struct Flight {
     request: PathRequest,
     start: Cell,
     goal: Cell,
+    /// The requester's mobility class: whose map it searches.
+    mobility: u8,
     planner: HierarchicalPlanner,
     path: Path,
     /// Work allowed in the current round.
@@ -94,6 +96,8 @@ pub struct FlightRecord {
     pub goal: [u32; 2],
     /// Work done so far.
     pub work: u32,
+    /// The mobility class whose map it searches.
+    pub mobility: u32,
 }
 
 /// What one round did.
@@ -113,16 +117,18 @@ pub struct SearchFlights {
 
 impl SearchFlights {
     /// Makes `slots` slots, each with a context and a path buffer sized for
-    /// `map`, so searching and delivering allocate nothing.
-    pub fn reserve(&mut self, map: &WorldMap, slots: usize) {
-        let grid = map.grid();
+    /// every class's map, so searching and delivering allocate nothing.
+    pub fn reserve(&mut self, maps: ClassMaps<'_>, slots: usize) {
         if self.flights.len() < slots {
             self.flights.resize_with(slots, Flight::default);
         }
-        for flight in &mut self.flights {
-            flight.planner.reserve(map.hierarchy(), grid);
-            let room = grid.cell_count().saturating_sub(flight.path.cells.len());
-            flight.path.cells.reserve(room);
+        for map in maps.all() {
+            let grid = map.grid();
+            for flight in &mut self.flights {
+                flight.planner.reserve(map.hierarchy(), grid);
+                let room = grid.cell_count().saturating_sub(flight.path.cells.len());
+                flight.path.cells.reserve(room);
+            }
         }
     }
 
@@ -152,16 +158,17 @@ impl SearchFlights {
             .position(|flight| flight.slot == Slot::Free)
     }
 
-    /// Begins `request`'s search from `start` to `goal` in the free `slot`;
-    /// ends refused without searching are returned as errors (the slot
-    /// stays free).
+    /// Begins `request`'s search from `start` to `goal` in the free `slot`,
+    /// on the map of mobility class `mobility`; ends refused without
+    /// searching are returned as errors (the slot stays free).
     pub fn begin(
         &mut self,
         slot: usize,
         request: PathRequest,
         (start, goal): (Cell, Cell),
-        map: &WorldMap,
+        (maps, mobility): (ClassMaps<'_>, u8),
     ) -> Result<(), PathError> {
+        let map = maps.of(mobility).ok_or(PathError::OffMap { which: "start", cell: start })?;
         let flight = &mut self.flights[slot];
         debug_assert_eq!(flight.slot, Slot::Free, "slot {slot} is taken");
         flight
@@ -169,6 +176,7 @@ impl SearchFlights {
             .begin(map.hierarchy(), map.grid(), start, goal)?;
         flight.slot = Slot::Searching;
         flight.request = request;
+        flight.mobility = mobility;
         (flight.start, flight.goal) = (start, goal);
         Ok(())
     }
@@ -182,7 +190,7 @@ impl SearchFlights {
     /// them (in parallel when the budget is large enough); searches that
     /// end wait in their slots for [`SearchFlights::deliver`]. Never does
     /// more than `budget` work.
-    pub fn advance(&mut self, map: &WorldMap, budget: u64) -> Round {
+    pub fn advance(&mut self, maps: ClassMaps<'_>, budget: u64) -> Round {
         let searching = self.searching() as u64;
         if searching == 0 {
             return Round::default();
@@ -203,7 +211,7 @@ impl SearchFlights {
             rank += 1;
         }
         let advance = |flight: &mut Flight| {
-            if flight.slot == Slot::Searching {
+            if let (Slot::Searching, Some(map)) = (flight.slot, maps.of(flight.mobility)) {
                 flight.advance(map);
             }
         };
@@ -224,15 +232,15 @@ impl SearchFlights {
     }
 
     /// Hands every ended search to `deliver` (lowest slot first) as its
-    /// request, the path if it reached the goal, and the start cell, and
-    /// frees its slot.
-    pub fn deliver(&mut self, mut deliver: impl FnMut(&PathRequest, Option<&Path>)) {
+    /// request, the path if it reached the goal, and its mobility class,
+    /// and frees its slot.
+    pub fn deliver(&mut self, mut deliver: impl FnMut(&PathRequest, Option<&Path>, u8)) {
         for flight in &mut self.flights {
             let Slot::Ended { reached_goal } = flight.slot else {
                 continue;
             };
             flight.slot = Slot::Free;
-            deliver(&flight.request, reached_goal.then_some(&flight.path));
+            deliver(&flight.request, reached_goal.then_some(&flight.path), flight.mobility);
         }
     }
 
@@ -256,22 +264,23 @@ impl SearchFlights {
                 start: [flight.start.x, flight.start.y],
                 goal: [flight.goal.x, flight.goal.y],
                 work: flight.planner.work(),
+                mobility: u32::from(flight.mobility),
             })
     }
 
-    /// Flights rebuilt from a snapshot's `records` on `map`, with `slots`
-    /// slots: each search begun again and resumed for the work it
+    /// Flights rebuilt from a snapshot's `records` on the classes' `maps`,
+    /// with `slots` slots: each search begun again and resumed for the work it
     /// had done, which suspends it in the state it was saved in. A record
     /// that does not fit (a slot out of range or taken twice, ends the
     /// search refuses, a search that ends before its recorded work) is
     /// named in the error.
     pub fn from_records(
         records: &[FlightRecord],
-        map: &WorldMap,
+        maps: ClassMaps<'_>,
         slots: usize,
     ) -> Result<Self, String> {
         let mut flights = Self::default();
-        flights.reserve(map, slots);
+        flights.reserve(maps, slots);
         for record in records {
             let slot = record.slot as usize;
             if slot >= slots {
@@ -284,8 +293,15 @@ impl SearchFlights {
                 Cell::new(record.start[0], record.start[1]),
                 Cell::new(record.goal[0], record.goal[1]),
             );
+            let map = u8::try_from(record.mobility)
+                .ok()
+                .filter(|&class| usize::from(class) < maps.count())
+                .and_then(|class| Some((class, maps.of(class)?)));
+            let Some((mobility, map)) = map else {
+                return Err(format!("search in slot {slot}: mobility class {} is not this world's", record.mobility));
+            };
             flights
-                .begin(slot, record.request, ends, map)
+                .begin(slot, record.request, ends, (maps, mobility))
                 .map_err(|error| format!("search in slot {slot}: {error}"))?;
             let flight = &mut flights.flights[slot];
             flight.allowance = record.work;

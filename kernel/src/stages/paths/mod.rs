@@ -50,7 +50,7 @@ use crate::data::path_requests::{PathQueue, PathRequest, Requester};
 use crate::data::platoons::{Phase, PlatoonId, Platoons};
 use crate::data::routes::{ROUTE_POINTS, Routes};
 use crate::nav::visgraph::{PolygonNavigator, VisSearch};
-use crate::nav::{Path, WorldMap};
+use crate::nav::{ClassMaps, Path, WorldMap};
 use flights::{FlightRecord, SearchFlights};
 use movers::Movers;
 use crate::parallel::for_each_chunk3;
@@ -106,8 +106,9 @@ pub enum Planner<'a> {
     /// The open field: a request sets the goal, the straight line is the
     /// route.
     OpenField,
-    /// Grid A* on a map placed in the world.
-    Grid(&'a WorldMap),
+    /// Grid A* (HPA* when the ends are far apart) on a map placed in the
+    /// world, on each requester's mobility class's map.
+    Grid(ClassMaps<'a>),
     /// The Force 21 visibility graph over a polygon map (each platoon and
     /// its members plan with their faction's view of the bridges, other
     /// units with faction 0's).
@@ -132,7 +133,7 @@ impl PathService {
     /// the search contexts of `planner`.
     pub fn reserve(&mut self, units: usize, slots: usize, planner: Planner<'_>) {
         match planner {
-            Planner::Grid(map) => self.flights.reserve(map, BATCH),
+            Planner::Grid(maps) => self.flights.reserve(maps, BATCH),
             Planner::Polygon(nav) => {
                 // Grown for a graph that grew (bridges, obstacles), so no
                 // query in the tick does.
@@ -238,15 +239,15 @@ impl PathService {
     }
 
     /// One tick of the stage: serve with `planner`, then follow routes and
-    /// check for bad positions on `terrain` (the grid map, or a polygon
-    /// map's raster).
+    /// check for bad positions on `terrain` (each unit on its mobility
+    /// class's grid map, or a polygon map's raster).
     #[allow(clippy::too_many_arguments)]
     pub fn run(
         &mut self,
         vehicles: &mut Vehicles,
         platoons: &mut Platoons,
         planner: Planner<'_>,
-        terrain: Option<&WorldMap>,
+        terrain: ClassMaps<'_>,
         node_budget: u64,
         max_requests: usize,
         tick: u64,
@@ -281,11 +282,11 @@ impl PathService {
             requests: max_requests,
         };
         match planner {
-            Planner::Grid(map) => serve_grid(
+            Planner::Grid(maps) => serve_grid(
                 &mut self.queue,
                 &mut self.flights,
                 &mut self.corners,
-                map,
+                maps,
                 budget,
                 &mut movers,
             ),
@@ -311,7 +312,7 @@ impl PathService {
     }
 
     /// Writes drive-to points from routes and flags units needing a path.
-    fn follow(&mut self, vehicles: &mut Vehicles, map: Option<&WorldMap>, tick: u64) {
+    fn follow(&mut self, vehicles: &mut Vehicles, maps: ClassMaps<'_>, tick: u64) {
         self.flags.clear();
         self.flags.resize(vehicles.len(), 0);
         let routes = &self.routes;
@@ -334,7 +335,7 @@ impl PathService {
             &*columns.max_brake,
             &*columns.route_start,
         );
-        let stalled_s = &*columns.stalled_s;
+        let (stalled_s, mobility) = (&*columns.stalled_s, &*columns.mobility);
         // Wheeled units follow their route's turning curve.
         let wheels_of = |row: usize| {
             if kind[row] != VehicleKind::Wheeled as u8 {
@@ -357,6 +358,7 @@ impl PathService {
             |first, drive_to_rows, next_rows, flag_rows| {
                 for offset in 0..drive_to_rows.len() {
                     let row = first + offset;
+                    let map = maps.of(mobility[row]);
                     let here = position[row];
                     let len = route_len[row];
                     let mut needs_path = false;
@@ -584,13 +586,13 @@ fn serve_grid(
     queue: &mut PathQueue,
     flights: &mut SearchFlights,
     corners: &mut Vec<Vec2>,
-    map: &WorldMap,
+    maps: ClassMaps<'_>,
     budget: Budget,
     movers: &mut Movers<'_>,
 ) {
     // Sized when units were spawned; this only grows a service that was
     // never reserved for the map.
-    flights.reserve(map, BATCH);
+    flights.reserve(maps, BATCH);
     drop_orphaned_flights(flights, movers);
     let mut taken = 0;
     loop {
@@ -602,17 +604,17 @@ fn serve_grid(
                 break;
             };
             taken += 1;
-            start_search(flights, slot, request, map, movers);
+            start_search(flights, slot, request, maps, movers);
         }
         let left = budget.work.saturating_sub(movers.stats.work);
         if flights.searching() == 0 || left == 0 {
             return;
         }
-        let round = flights.advance(map, left);
+        let round = flights.advance(maps, left);
         movers.stats.work += round.work;
         movers.stats.expanded += round.expanded;
-        flights.deliver(|request, path| {
-            let Some(path) = path else {
+        flights.deliver(|request, path, mobility| {
+            let (Some(path), Some(map)) = (path, maps.of(mobility)) else {
                 movers.accept(request, None);
                 return;
             };
@@ -647,7 +649,7 @@ fn start_search(
     flights: &mut SearchFlights,
     slot: usize,
     request: PathRequest,
-    map: &WorldMap,
+    maps: ClassMaps<'_>,
     movers: &mut Movers<'_>,
 ) {
     let overtaken = flights
@@ -666,8 +668,11 @@ fn start_search(
         movers.accept(&request, Some(&[request.goal]));
         return;
     }
-    let ends = map.cell_at(position).zip(map.cell_at(request.goal));
-    let begun = ends.is_some_and(|ends| flights.begin(slot, request, ends, map).is_ok());
+    let mobility = movers.mobility_of(&request);
+    let ends = maps
+        .of(mobility)
+        .and_then(|map| map.cell_at(position).zip(map.cell_at(request.goal)));
+    let begun = ends.is_some_and(|ends| flights.begin(slot, request, ends, (maps, mobility)).is_ok());
     if !begun {
         movers.accept(&request, None);
     }

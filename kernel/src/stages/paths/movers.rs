@@ -32,6 +32,19 @@ impl Movers<'_> {
         }
     }
 
+    /// The requester's mobility class: a unit's own, a platoon's members'
+    /// (they share one; 0 for a platoon without live members).
+    pub(super) fn mobility_of(&self, request: &PathRequest) -> u8 {
+        let unit = match request.requester() {
+            Requester::Unit(unit) => Some(unit),
+            Requester::Platoon(id) => self.platoons.get(id).and_then(|platoon| {
+                platoon.members.iter().copied().find(|&member| self.vehicles.row_of(member).is_some())
+            }),
+        };
+        unit.and_then(|unit| self.vehicles.row_of(unit))
+            .map_or(0, |row| self.vehicles.columns().mobility()[row])
+    }
+
     /// Whether the requester is a flying unit: no wall stops it, so its
     /// route is the straight line.
     pub(super) fn flies(&self, request: &PathRequest) -> bool {

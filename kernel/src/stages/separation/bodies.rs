@@ -36,6 +36,9 @@ pub(super) struct Body {
     /// ([`Layer::spans`]): where [`Context::search`] finds what pushes add
     /// to the unit's search ([`Slack::by_key`]).
     pub(super) slack_key: u8,
+    /// The unit's mobility class: whose map's walls keep it off blocked
+    /// cells.
+    pub(super) mobility: u8,
     /// The unit direction of the part of its last step the ground cut
     /// short (zero if none since it last moved towards it): a partner
     /// pushing it that way moves itself instead ([`shares`]).
@@ -343,6 +346,7 @@ pub(super) fn place_columns(
                     active: true,
                     // The layers it spans once they are known.
                     slack_key: 4 * class as u8,
+                    mobility: input.mobility.get(unit).copied().unwrap_or(0),
                     wall: Vec2::ZERO,
                 };
                 census = census.with(body, class, travel);

@@ -46,7 +46,7 @@ use crate::geometry::ellipsoid::{
     horizontal_separation,
 };
 use crate::instrument::zone;
-use crate::nav::WorldMap;
+use crate::nav::ClassMaps;
 use crate::parallel::{
     CHUNK_ROWS, PARALLEL_MIN_ROWS, for_each_chunk, for_each_chunk_fold, for_each_chunk_fold_of,
 };
@@ -147,9 +147,12 @@ pub struct SeparationInput<'a> {
     /// integration): each unit's search reaches as far as the units may
     /// have moved from where it saw them, measured unit by unit.
     pub spatial: &'a SpatialHash,
+    /// Mobility classes ([`crate::MobilityClass`]'s value); empty: every
+    /// unit is of class 0.
+    pub mobility: &'a [u8],
     /// The ground: a push never moves a unit at altitude 0 from an open
-    /// cell onto a blocked one (`None`: open space).
-    pub terrain: Option<&'a WorldMap>,
+    /// cell onto a cell its class's map blocks (no map: open space).
+    pub terrain: ClassMaps<'a>,
 }
 
 /// What one pass did and found.
@@ -382,7 +385,8 @@ impl Separation {
             input.altitude.len() == units
                 && input.heading.len() == units
                 && input.shield.len() == units
-                && input.inv_mass.len() == units,
+                && input.inv_mass.len() == units
+                && (input.mobility.is_empty() || input.mobility.len() == units),
             "separation columns must all have {units} rows"
         );
         assert_eq!(

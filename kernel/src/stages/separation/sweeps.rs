@@ -4,6 +4,7 @@
 
 use super::*;
 use crate::data::unit_limits::clamp_to_map;
+use crate::nav::ClassMaps;
 
 /// One unit's share of a sweep: only its pushes (the counts and depths go
 /// to its chunk's [`Sweep`] totals), so clearing and reading the column is
@@ -106,14 +107,14 @@ impl ChunkSweep<'_> {
 }
 
 /// Moves every unit in `placed` by its push (a ground unit's kept off
-/// blocked cells, [`WorldMap::step_on_open_ground`], the direction of the
+/// blocked cells, [`crate::nav::WorldMap::step_on_open_ground`], the direction of the
 /// part cut kept as its [`Body::wall`]), marks the units that overlapped
 /// or moved active, and returns how many are and the largest push's length
 /// in each [`Class`] (as pushed, before a wall cut it short).
 pub(super) fn apply_pushes(
     placed: &mut [Body],
     pushes: &[Push],
-    terrain: Option<&WorldMap>,
+    terrain: ClassMaps<'_>,
 ) -> (usize, Slack) {
     zone!("separation: apply pushes");
     let apply = |first: usize, rows: &mut [Body]| {
@@ -127,7 +128,7 @@ pub(super) fn apply_pushes(
             if step == Vec2::ZERO {
                 continue;
             }
-            let taken = match terrain.filter(|_| body.centre.z <= 0.0) {
+            let taken = match terrain.of(body.mobility).filter(|_| body.centre.z <= 0.0) {
                 Some(map) => map.step_on_open_ground(body.centre.truncate(), step),
                 None => step,
             };

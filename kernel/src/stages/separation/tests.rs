@@ -74,7 +74,8 @@ fn pass_hashed(
         shield: &crowd.shield,
         inv_mass: &crowd.inv_mass,
         spatial: &hash,
-        terrain: None,
+        mobility: &[],
+        terrain: ClassMaps::default(),
     };
     let mut position = crowd.position.clone();
     let stats = separation.pass(input, &mut position);
@@ -300,7 +301,8 @@ fn the_measure_of_each_chunks_first_places_and_the_rest_misses_no_place() {
             shield: &crowd.shield,
             inv_mass: &crowd.inv_mass,
             spatial: hash,
-            terrain: None,
+            mobility: &[],
+            terrain: ClassMaps::default(),
         };
         let in_unit_order = hash.order().iter().enumerate();
         assert!(

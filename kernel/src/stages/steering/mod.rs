@@ -23,7 +23,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use glam::Vec2;
 
-use crate::nav::WorldMap;
+use crate::nav::{ClassMaps, WorldMap};
 use crate::data::vehicles::{ARRIVE_RADIUS, PROGRESS_STEP_M, STUCK_AFTER_S};
 use crate::parallel::{STEER_CHUNK_ROWS, for_each_chunk4_of};
 use crate::data::spatial_hash::{SpatialHash, nearest_places, run_candidates, window_columns};
@@ -106,8 +106,9 @@ pub const SWERVE_LOOKAHEAD_S: f32 = 1.0;
 pub struct SteerWorld<'a> {
     /// The hash built this tick from the current positions.
     pub spatial: &'a SpatialHash,
-    /// The terrain, if any: avoidance never swerves into a blocked cell.
-    pub map: Option<&'a WorldMap>,
+    /// The terrain of each mobility class, if any: avoidance never swerves
+    /// into a cell the unit's class's map blocks.
+    pub maps: ClassMaps<'a>,
     /// Neighbours within this radius are checked for collisions, metres.
     pub avoid_radius: f32,
     /// Moving bodies, where they are this tick.
@@ -120,10 +121,11 @@ pub struct SteerWorld<'a> {
     /// neighbour (`FactionAvoidance::Shared`), or only with the unit's own
     /// faction, taking all of it from the others'.
     pub factions_share: bool,
-    /// The grid whose walls reciprocal avoidance keeps clear of: a grid
-    /// map's (a polygon map's raster is coarser than the routes planned on
-    /// its edges, so its cells would block them).
-    pub walls: Option<&'a WorldMap>,
+    /// The grids whose walls reciprocal avoidance keeps clear of, by
+    /// mobility class: a grid map's (a polygon map's raster is coarser than
+    /// the routes planned on its edges, so its cells would block them:
+    /// none there).
+    pub walls: ClassMaps<'a>,
 }
 
 /// The `steering` stage and its working memory (reuse it across ticks).
@@ -195,8 +197,10 @@ fn steer_rows(
         steered_from,
         stalled_s,
         faction,
+        mobility,
         ..
     } = columns;
+    let mobility = &**mobility;
     let (position, inv_mass, platoon, faction) = (&**position, &**inv_mass, &**platoon, &**faction);
     let turn_radius = &**turn_radius;
     let (max_speed, cruise_speed, max_brake, turn_rate, drive_to, goal, steer_mode) = (
@@ -214,7 +218,7 @@ fn steer_rows(
     let order = spatial.order();
     let chooser = Chooser {
         movers,
-        map: world.walls,
+        walls: world.walls,
         dt: world.dt,
         tick: world.tick,
     };
@@ -243,7 +247,8 @@ fn steer_rows(
                 &max_speed[rows.clone()],
             );
             let (max_brake, turn_rate) = (&max_brake[rows.clone()], &turn_rate[rows.clone()]);
-            let (platoon, turn_radius) = (&platoon[rows.clone()], &turn_radius[rows]);
+            let (platoon, turn_radius) = (&platoon[rows.clone()], &turn_radius[rows.clone()]);
+            let mobility = &mobility[rows];
             let mut tally = [0usize; 5];
             let mut most = 0;
             let mut out = Rows {
@@ -259,7 +264,7 @@ fn steer_rows(
                 let place = places[offset] as usize;
                 let me = &movers.get(place);
                 let target = drive_to[offset];
-                let slowdown = terrain_slowdown(world.map, me.position);
+                let slowdown = terrain_slowdown(world.maps.of(mobility[offset]), me.position);
                 if steer_mode[offset] == SteerMode::PotentialField as u8 {
                     let field_unit = FieldUnit {
                         position: me.position,
@@ -303,6 +308,7 @@ fn steer_rows(
                         unit: (first + offset) as u32,
                         preferred,
                         max_speed,
+                        mobility: mobility[offset],
                     };
                     // A platoon member parked on its spot yields: it takes
                     // all of every avoidance, so units pass through its
@@ -366,10 +372,10 @@ fn steer_rows(
                 waiting.rows[waiting.count] = offset;
                 waiting.count += 1;
                 if waiting.count == LANES {
-                    waiting.answer(&mut out, world.map, &mut tally);
+                    waiting.answer(&mut out, (world.maps, mobility), &mut tally);
                 }
             }
-            waiting.answer(&mut out, world.map, &mut tally);
+            waiting.answer(&mut out, (world.maps, mobility), &mut tally);
             out.track_progress(position, drive_to, &mut tally);
             for (count, value) in counts.iter().zip(tally) {
                 count.fetch_add(value, Ordering::Relaxed);
@@ -581,7 +587,9 @@ impl Waiting {
     /// Answers the waiting units' threats ([`avoid::respond_lanes`]) and
     /// finishes their rows.
     #[inline]
-    fn answer(&mut self, rows: &mut Rows<'_>, map: Option<&WorldMap>, tally: &mut [usize; 5]) {
+    /// Each row's walls are its mobility class's (`maps`, the chunk's
+    /// `mobility` column).
+    fn answer(&mut self, rows: &mut Rows<'_>, (maps, mobility): (ClassMaps<'_>, &[u8]), tally: &mut [usize; 5]) {
         if self.count == 0 {
             return;
         }
@@ -594,6 +602,7 @@ impl Waiting {
             .take(self.count)
         {
             let (me, seek) = (&question.me, question.steering);
+            let map = maps.of(mobility[offset]);
             let wanted = apply(keep_off_walls(response, me, seek, map), seek, tally);
             rows.finish(offset, wanted);
         }

@@ -20,7 +20,7 @@ use super::movers::{Mover, MoverColumns};
 use super::orca::{HalfPlane, Neighbour, VelocitySolver, neighbour_half_plane, segment_half_plane};
 use crate::geometry::segments::point_segment_distance;
 use super::wall_runs::for_each_wall_run;
-use crate::nav::WorldMap;
+use crate::nav::{ClassMaps, WorldMap};
 use crate::random::unit_f32;
 
 /// Neighbours a unit avoids at most: its nearest (RVO2's `maxNeighbors`),
@@ -124,8 +124,9 @@ const TURNING_SPEED: f32 = 0.5;
 pub struct Chooser<'a> {
     /// Every unit as avoidance reads it, by place.
     pub movers: &'a MoverColumns,
-    /// The terrain, if any: ground units avoid its walls.
-    pub map: Option<&'a WorldMap>,
+    /// The terrain of each mobility class, if any: ground units avoid
+    /// their class's walls.
+    pub walls: ClassMaps<'a>,
     /// Seconds this tick advances.
     pub dt: f32,
     /// The tick, for the symmetry-breaking nudge.
@@ -143,6 +144,8 @@ pub struct Wish {
     pub preferred: Vec2,
     /// Its speed limit this tick.
     pub max_speed: f32,
+    /// Its mobility class: whose walls it avoids.
+    pub mobility: u8,
 }
 
 /// The unit's velocity: nearest to its wish among those that keep it clear
@@ -160,7 +163,7 @@ pub fn choose(
         direction: Vec2::X,
     }; MAX_WALLS + MAX_NEIGHBOURS];
     let me = &wish.me;
-    let walls = match chooser.map {
+    let walls = match chooser.walls.of(wish.mobility) {
         Some(map) if me.altitude <= 0.0 => wall_planes(map, me, wish.max_speed, &mut planes),
         _ => 0,
     };

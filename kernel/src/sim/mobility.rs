@@ -1,0 +1,109 @@
+//! Mobility classes on a grid map ([`crate::nav::class_maps`]): the maps
+//! a [`Sim`] builds from [`SimConfig::mobility_classes`], and the unit's
+//! own map that orders, spawns and world edits read.
+
+use std::sync::Arc;
+
+use super::{ConfigError, Map, Sim, SimConfig};
+use super::snapshot::SnapshotError;
+use crate::data::platoons::Platoon;
+use crate::data::vehicles::{SpawnError, Vehicles};
+use crate::nav::{CellRect, ClassMaps, EditError, MAX_MOBILITY_CLASSES, Terrain, WorldMap};
+
+/// The maps of classes 1 and up: the configured grid map as each of
+/// `config.mobility_classes` sees it.
+///
+/// # Errors
+/// [`ConfigError::BadMobilityClass`]: classes without a grid map, more
+/// than 255, or invalid costs (named by index).
+pub(super) fn build_class_maps(config: &SimConfig) -> Result<Vec<Arc<WorldMap>>, ConfigError> {
+    let bad = |index: usize, reason: String| ConfigError::BadMobilityClass { index, reason };
+    if config.mobility_classes.is_empty() {
+        return Ok(Vec::new());
+    }
+    let Map::Grid(map) = &config.map else {
+        return Err(bad(0, "mobility classes need a grid map (`Map::Grid`)".to_owned()));
+    };
+    if config.mobility_classes.len() >= MAX_MOBILITY_CLASSES {
+        let most = MAX_MOBILITY_CLASSES - 1;
+        return Err(bad(most, format!("at most {most} classes besides class 0")));
+    }
+    config
+        .mobility_classes
+        .iter()
+        .enumerate()
+        .map(|(index, &mobility)| {
+            map.for_mobility(mobility)
+                .map(Arc::new)
+                .map_err(|error| bad(index, error.to_string()))
+        })
+        .collect()
+}
+
+impl Sim {
+    /// Every mobility class's map.
+    pub(crate) fn class_maps(&self) -> ClassMaps<'_> {
+        ClassMaps::new(self.config.map.grid(), &self.class_maps)
+    }
+
+    /// The map of the unit in `row`: its mobility class's.
+    pub(crate) fn map_of_row(&self, row: usize) -> Option<&WorldMap> {
+        let class = self.vehicles.columns().mobility()[row];
+        self.class_maps().of(class)
+    }
+
+    /// The map of mobility `class`, shared; `None` without a grid map.
+    pub(super) fn class_map(&self, class: u8) -> Option<Arc<WorldMap>> {
+        match usize::from(class).checked_sub(1) {
+            Some(k) => self.class_maps.get(k).cloned(),
+            None => self.config.map.grid_map().cloned(),
+        }
+    }
+
+    /// The map of the mobility class `platoon`'s members share.
+    pub(super) fn platoon_map(&self, platoon: &Platoon) -> Option<Arc<WorldMap>> {
+        let row = platoon
+            .occupied()
+            .find_map(|(_, unit)| self.vehicles.row_of(unit));
+        self.class_map(row.map_or(0, |row| self.vehicles.columns().mobility()[row]))
+    }
+
+    /// Gives `rect` the terrain `terrain` on the maps of classes 1 and up
+    /// (class 0's map is the config's, edited by the caller).
+    pub(super) fn edit_class_maps(&mut self, rect: CellRect, terrain: Terrain) -> Result<(), EditError> {
+        for map in &mut self.class_maps {
+            Arc::make_mut(map).set_cells(rect, terrain)?;
+        }
+        Ok(())
+    }
+
+    /// The maps of classes 1 and up built on `base` (a restored world's
+    /// class 0 map, edits and all).
+    pub(super) fn class_maps_on(&self, base: &WorldMap) -> Result<Vec<Arc<WorldMap>>, String> {
+        self.config
+            .mobility_classes
+            .iter()
+            .map(|&mobility| base.for_mobility(mobility).map(Arc::new).map_err(|error| error.to_string()))
+            .collect()
+    }
+
+    /// Refuses restored `vehicles` of a mobility class this world lacks.
+    pub(super) fn check_mobility(&self, vehicles: &Vehicles) -> Result<(), SnapshotError> {
+        let count = self.class_maps().count();
+        let bad = vehicles
+            .columns()
+            .mobility()
+            .iter()
+            .position(|&class| usize::from(class) >= count);
+        match bad {
+            Some(row) => Err(SnapshotError::BadUnit {
+                row,
+                source: SpawnError::NoSuchMobilityClass {
+                    class: vehicles.columns().mobility()[row],
+                    count,
+                },
+            }),
+            None => Ok(()),
+        }
+    }
+}
