@@ -5,11 +5,11 @@
 //! can hand the bug over. A snapshot restored at tick T reproduces the
 //! uninterrupted run's checksums from T on.
 //!
-//! # Format (version 9, little-endian)
+//! # Format (version 10, little-endian)
 //!
 //! ```text
 //! magic            8 bytes   "CONVOYSN"
-//! version          u32       8
+//! version          u32       10
 //! section count    u32       N
 //! section table    N × 56 bytes:
 //!     name         32 bytes  UTF-8, zero-padded
@@ -66,7 +66,7 @@ use crate::data::vehicles::{Columns, HandleSlot, Vehicles};
 /// First bytes of every snapshot.
 pub const MAGIC: [u8; 8] = *b"CONVOYSN";
 /// The format version this build writes and reads.
-pub const VERSION: u32 = 9;
+pub const VERSION: u32 = 10;
 
 const NAME_BYTES: usize = 32;
 const TABLE_ENTRY_BYTES: usize = NAME_BYTES + 3 * 8;
