@@ -1,7 +1,9 @@
 //! A box of tanks clicked to one point on arena2 (8 m cells), as an RTS
 //! player would: `cargo run --release -p convoy-bench --example group_order [MODE]`
 //! with MODE `single`, `same-point`, `own-spots`, `group` (20 tanks) or
-//! `mixed` (200 units of four kinds); prints arrivals over time.
+//! `mixed` (200 units of four kinds); prints arrivals over time. `START=k`
+//! takes the `k`-th start (0 by default), each at least 150 m from those
+//! before it, with its own goal 300 m away.
 
 use std::sync::Arc;
 
@@ -21,7 +23,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "/../profiles/maps/arena2.map"
     ))?;
     let map = Arc::new(WorldMap::new(&grid, Mobility::GROUND, Vec2::ZERO, CELL_M)?);
-    let (start, goal) = pick_start_and_goal(&map, if mode == "mixed" { 200 } else { 20 });
+    let skip = std::env::var("START")
+        .ok()
+        .and_then(|k| k.parse().ok())
+        .unwrap_or(0);
+    let (start, goal) = pick_start_and_goal(&map, if mode == "mixed" { 200 } else { 20 }, skip);
     let mut config = SimConfig::new(Bounds::new(Vec2::splat(-50.0), map.bounds().max + 50.0));
     config.threads = 1;
     config.map = Map::Grid(Arc::clone(&map));
@@ -188,33 +194,34 @@ fn box_offset(i: usize, count: usize) -> Vec2 {
     Vec2::new(centred(i % files, files), centred(i / files, ranks)) * SPACING_M
 }
 
-/// A start whose 5×4 box is open and a goal about 300 m away in its region.
-fn pick_start_and_goal(map: &WorldMap, count: usize) -> (Vec2, Vec2) {
+/// The `skip`-th start whose box is open and has a goal about 300 m away
+/// in its region, each start 150 m or more from the ones before it.
+fn pick_start_and_goal(map: &WorldMap, count: usize, skip: usize) -> (Vec2, Vec2) {
     let box_open = |centre: Vec2| (0..count).all(|i| map.is_open(centre + box_offset(i, count)));
     let grid = map.grid();
-    for y in 0..grid.height() {
-        for x in 0..grid.width() {
-            let start = map.centre_of(Cell::new(x, y));
-            if !box_open(start) {
-                continue;
+    let cells = || (0..grid.height()).flat_map(|y| (0..grid.width()).map(move |x| Cell::new(x, y)));
+    let goal_for = |start: Vec2| {
+        let from = map.cell_at(start)?;
+        cells().map(|cell| map.centre_of(cell)).find(|&goal| {
+            (goal.distance(start) - 300.0).abs() < 4.0
+                && box_open(goal)
+                && map
+                    .cell_at(goal)
+                    .is_some_and(|cell| grid.connected(from, cell))
+                && !map.segment_is_clear(start, goal)
+        })
+    };
+    let mut taken: Vec<Vec2> = Vec::new();
+    for start in cells().map(|cell| map.centre_of(cell)) {
+        if !box_open(start) || taken.iter().any(|&other| other.distance(start) < 150.0) {
+            continue;
+        }
+        if let Some(goal) = goal_for(start) {
+            if taken.len() == skip {
+                return (start, goal);
             }
-            for gy in 0..grid.height() {
-                for gx in 0..grid.width() {
-                    let cell = Cell::new(gx, gy);
-                    let goal = map.centre_of(cell);
-                    let far = (goal.distance(start) - 300.0).abs() < 4.0;
-                    if far
-                        && box_open(goal)
-                        && map
-                            .cell_at(start)
-                            .is_some_and(|from| grid.connected(from, cell))
-                        && !map.segment_is_clear(start, goal)
-                    {
-                        return (start, goal);
-                    }
-                }
-            }
+            taken.push(start);
         }
     }
-    panic!("arena2 has no open box with a goal 300 m away");
+    panic!("arena2 has no {skip}-th open box with a goal 300 m away");
 }

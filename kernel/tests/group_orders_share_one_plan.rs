@@ -2,7 +2,8 @@
 //! ground member has its route when the order returns (no search queued),
 //! each route runs by line of sight from corner to corner to the member's
 //! own spot, and is about as short as the member's own optimal path
-//! (checked against plain grid A*).
+//! (checked against plain grid A*). Members keep their order across the
+//! group at a bend, so they take it side by side.
 
 #![allow(clippy::unwrap_used)]
 
@@ -12,7 +13,7 @@ use std::sync::Arc;
 
 use arena2::{CELL_M, arena2, config_on};
 use convoy::glam::Vec2;
-use convoy::nav::{GridPlanner, WorldMap};
+use convoy::nav::{Cell, GridMap, GridPlanner, Mobility, Terrain, WorldMap};
 use convoy::{MoveState, Sim, UnitId, UnitSpec, VehicleKind};
 
 const DT: f32 = 1.0 / 60.0;
@@ -36,9 +37,7 @@ fn offset(i: usize, files: usize, ranks: usize) -> Vec2 {
 fn block_and_goal(map: &WorldMap, files: usize, ranks: usize) -> (Vec2, Vec2) {
     let grid = map.grid();
     let cells = (0..grid.height()).flat_map(|y| (0..grid.width()).map(move |x| (x, y)));
-    let centres: Vec<Vec2> = cells
-        .map(|(x, y)| map.centre_of(convoy::nav::Cell::new(x, y)))
-        .collect();
+    let centres: Vec<Vec2> = cells.map(|(x, y)| map.centre_of(Cell::new(x, y))).collect();
     let open =
         |centre: Vec2| (0..files * ranks).all(|i| map.is_open(centre + offset(i, files, ranks)));
     centres
@@ -194,4 +193,76 @@ fn two_hundred_mixed_units_arrive_within_twice_the_time_of_their_slowest_kind_al
         "the slowest ground kind alone in {slowest_ground:.1} s; {arrived} of {} ground members arrived in twice that",
         ground.len()
     );
+}
+
+/// An L-shaped corridor six 8 m cells wide: north up the west arm, then
+/// east along the north arm.
+fn corridor() -> Arc<WorldMap> {
+    let mut grid = GridMap::open(40, 40).unwrap();
+    for y in 0..40 {
+        for x in 0..40 {
+            let west_arm = (2..8).contains(&x) && y < 38;
+            let north_arm = (2..38).contains(&x) && (32..38).contains(&y);
+            if !(west_arm || north_arm) {
+                grid.set(Cell::new(x, y), Terrain::Blocked);
+            }
+        }
+    }
+    Arc::new(WorldMap::new(&grid, Mobility::GROUND, Vec2::ZERO, CELL_M).unwrap())
+}
+
+/// Five tanks abreast up the west arm, ordered to the far end of the north
+/// arm, a right turn: each takes the bend on its own side of the group,
+/// the easternmost nearest the corner's inside, the bends a tank's width
+/// apart or more, every leg clear.
+#[test]
+fn members_take_a_bend_side_by_side_in_their_order_across_the_group() {
+    let map = corridor();
+    let mut sim = sim_on(&map);
+    let starts: Vec<Vec2> = (0..5)
+        .map(|k| Vec2::new(24.0 + 8.0 * k as f32, 40.0))
+        .collect();
+    let units: Vec<UnitId> = starts
+        .iter()
+        .map(|&at| sim.spawn(&UnitSpec::new(VehicleKind::Tracked, at)).unwrap())
+        .collect();
+    sim.order_group(&units, Vec2::new(280.0, 280.0), Vec2::X)
+        .unwrap();
+    let columns = sim.vehicles().columns();
+    let routes: Vec<Vec<Vec2>> = units
+        .iter()
+        .zip(&starts)
+        .map(|(&unit, &start)| {
+            let row = sim.vehicles().row_of(unit).unwrap();
+            let len = columns.route_len()[row] as usize;
+            let route = &sim.routes().of(columns.handle_slot()[row])[..len];
+            std::iter::once(start)
+                .chain(route.iter().copied())
+                .collect()
+        })
+        .collect();
+    let bend = |route: &[Vec2]| {
+        *route
+            .iter()
+            .find(|point| point.y > 200.0 && point.x < 100.0)
+            .expect("a bend at the corner")
+    };
+    // The inside of the turn: the north-east corner of the west arm's wall.
+    let inside = Vec2::new(8.0, 32.0) * CELL_M;
+    let width = 2.0 * UnitSpec::new(VehicleKind::Tracked, Vec2::ZERO).shield.y;
+    for (k, route) in routes.iter().enumerate() {
+        for leg in route.windows(2) {
+            assert!(
+                map.segment_is_clear(leg[0], leg[1]),
+                "member {k}: {leg:?} crosses a wall"
+            );
+        }
+        if let Some(east) = routes.get(k + 1) {
+            let (mine, theirs) = (bend(route), bend(east));
+            assert!(
+                mine.distance(theirs) >= width && mine.distance(inside) > theirs.distance(inside),
+                "member {k} bends at {mine}, its eastern neighbour at {theirs}"
+            );
+        }
+    }
 }

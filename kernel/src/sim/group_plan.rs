@@ -1,12 +1,16 @@
 //! One plan for a whole group order on a grid map.
 //!
 //! A group's members share a goal, so one [`FlowField`] from the goal (one
-//! per mobility class among them, on that class's map)
-//! (Emerson, *Crowd Pathfinding and Steering Using Flow Field Tiles*, Game
-//! AI Pro 2013) answers all of them: each ground member's optimal path to
-//! the goal is read off the field's links, extended by the straight line
-//! from the goal to the member's own spot, and string-pulled into its route
-//! as a search's answer would be. Members get their routes in the order
+//! per mobility class among them, on that class's map; Emerson, *Crowd
+//! Pathfinding and Steering Using Flow Field Tiles*, Game AI Pro 2013)
+//! answers all of them: each ground member's optimal path to the goal is
+//! read off the field's links, extended by the straight line from the goal
+//! to the member's own spot, and string-pulled into its route as a
+//! search's answer would be. Each bend then moves out of the turn by the
+//! member's place across the group ([`Lanes`]), as far as the walls allow:
+//! the group takes a gap side by side instead of every member aiming at
+//! its corner (`START=k` of the `group_order` example measures it on
+//! arena2). Members get their routes in the order
 //! call itself, so they start moving on the next tick, and the `paths`
 //! stage's queue stays free for other orders. A member the field cannot
 //! serve — a flier, one on a polygon map (whose bridges only the
@@ -22,6 +26,12 @@ use crate::nav::grid::Cell;
 use crate::nav::quadtree::supercover;
 use crate::nav::{FlowField, Path, WorldMap};
 use crate::stages::paths::start_at_cell_centre;
+
+/// A bend turning by less than this sine is left where it is: the route
+/// runs nearly straight through it.
+const MIN_TURN_SINE: f32 = 0.1;
+/// Lane shifts shorter than this are not worth a bend, metres.
+const MIN_LANE_SHIFT_M: f32 = 0.5;
 
 /// The working memory of group plans, reused across orders.
 #[derive(Clone, Debug, Default)]
@@ -75,12 +85,14 @@ impl Sim {
             .starts
             .extend(units.iter().filter_map(|&unit| map.cell_at(self.ground_position(unit)?)));
         let planned = planner.field.plan(map.grid(), goal_cell, &planner.starts).is_ok();
+        let positions: Vec<Vec2> = units.iter().filter_map(|&unit| self.ground_position(unit)).collect();
+        let lanes = Lanes::new(&positions, goal);
         for (&unit, &target) in units.iter().zip(targets) {
+            let from = self.ground_position(unit);
             let routed = planned
-                && self
-                    .ground_position(unit)
-                    .is_some_and(|from| planner.route(&map, from, self.is_wheeled(unit), goal_cell, target));
-            if routed {
+                && from.is_some_and(|from| planner.route(&map, from, self.is_wheeled(unit), goal_cell, target));
+            if let (true, Some(from)) = (routed, from) {
+                lanes.keep(&map, from, &mut planner.corners);
                 self.paths
                     .give_route(&mut self.vehicles, &mut self.platoons, unit, target, &planner.corners);
             } else {
@@ -144,5 +156,53 @@ impl GroupPlanner {
             start_at_cell_centre(map, Some(from), &self.path, &mut self.corners);
         }
         true
+    }
+}
+
+/// Where each member of a group runs across its way: its offset to the
+/// left of the way from the group's centre to the goal, and the span of
+/// those offsets. Members keep their order across the group at every bend,
+/// so they pass a gap side by side instead of all aiming at its corner.
+struct Lanes {
+    centre: Vec2,
+    left: Vec2,
+    /// The smallest and largest offset.
+    span: (f32, f32),
+}
+
+impl Lanes {
+    fn new(positions: &[Vec2], goal: Vec2) -> Lanes {
+        let centre = positions.iter().sum::<Vec2>() / positions.len().max(1) as f32;
+        let left = (goal - centre).normalize_or(Vec2::X).perp();
+        let span = positions
+            .iter()
+            .map(|&at| (at - centre).dot(left))
+            .fold((0.0f32, 0.0f32), |(low, high), offset| (low.min(offset), high.max(offset)));
+        Lanes { centre, left, span }
+    }
+
+    /// Moves each bend of the route `corners` (all but its end) of the
+    /// member at `from` away from the inside of its turn by the member's
+    /// distance from the inside edge of the group, or by half, a quarter
+    /// ... of it, the most that keeps both legs clear of walls.
+    fn keep(&self, map: &WorldMap, from: Vec2, corners: &mut [Vec2]) {
+        let offset = (from - self.centre).dot(self.left);
+        let mut previous = from;
+        for k in 0..corners.len().saturating_sub(1) {
+            let (corner, next) = (corners[k], corners[k + 1]);
+            let (inbound, outbound) = ((corner - previous).normalize_or_zero(), (next - corner).normalize_or_zero());
+            let turn = inbound.perp_dot(outbound);
+            if turn.abs() >= MIN_TURN_SINE {
+                // A left turn's inside is the group's left edge.
+                let lane = if turn > 0.0 { self.span.1 - offset } else { offset - self.span.0 };
+                let outside = (inbound - outbound).normalize_or_zero();
+                corners[k] = std::iter::successors(Some(lane), |shift| Some(0.5 * shift))
+                    .take_while(|&shift| shift >= MIN_LANE_SHIFT_M)
+                    .map(|shift| corner + outside * shift)
+                    .find(|&moved| map.segment_is_clear(previous, moved) && map.segment_is_clear(moved, next))
+                    .unwrap_or(corner);
+            }
+            previous = corners[k];
+        }
     }
 }
