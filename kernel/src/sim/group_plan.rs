@@ -1,4 +1,4 @@
-//! One plan for a whole group order on a grid map.
+//! One plan for a whole group order on a grid or polygon map.
 //!
 //! A group's members share a goal, so one [`FlowField`] from the goal (one
 //! per mobility class among them, on that class's map; Emerson, *Crowd
@@ -12,10 +12,14 @@
 //! its corner (`START=k` of the `group_order` example measures it on
 //! arena2). Members get their routes in the order
 //! call itself, so they start moving on the next tick, and the `paths`
-//! stage's queue stays free for other orders. A member the field cannot
-//! serve — a flier, one on a polygon map (whose bridges only the
-//! visibility graph knows), one in another region, or one whose spot the
-//! goal cannot see — queues its own search instead.
+//! stage's queue stays free for other orders. On a polygon map one search
+//! of the visibility graph, from the member nearest the group's centre,
+//! serves every member that sees a corner of its route (Force 21: the
+//! group, not each vehicle, plans). A member neither serves — a flier, one
+//! in another region, or one whose spot the route's end cannot see —
+//! queues its own search instead.
+
+use std::sync::Arc;
 
 use glam::Vec2;
 
@@ -24,6 +28,8 @@ use super::config::Map;
 use crate::data::vehicles::{UnitId, VehicleKind};
 use crate::nav::grid::Cell;
 use crate::nav::quadtree::supercover;
+use crate::data::routes::ROUTE_POINTS;
+use crate::nav::visgraph::{FactionId, PolygonNavigator, VisSearch};
 use crate::nav::{FlowField, Path, WorldMap};
 use crate::stages::paths::start_at_cell_centre;
 
@@ -48,8 +54,13 @@ impl Sim {
     /// its class's map); members the field cannot serve queue their own
     /// search. Their earlier requests are already cancelled.
     pub(super) fn plan_group(&mut self, units: &[UnitId], targets: &[Vec2], goal: Vec2) {
-        if !matches!(self.config.map, Map::Grid(_)) {
-            return self.queue_each(units, targets);
+        match &self.config.map {
+            Map::Grid(_) => {}
+            Map::Polygon { navigator, .. } => {
+                let navigator = Arc::clone(navigator);
+                return self.plan_on_polygon(&navigator, units, targets, goal);
+            }
+            Map::Open => return self.queue_each(units, targets),
         }
         let class_of = |unit: UnitId| {
             let row = self.vehicles.row_of(unit).expect("checked live by the caller");
@@ -100,6 +111,50 @@ impl Sim {
             }
         }
         self.group_planner = planner;
+    }
+
+    /// One search for the ground members on a polygon map, from the
+    /// member nearest the group's centre to `goal`: a member that sees a
+    /// corner of that route joins it at the last one it sees and leaves it
+    /// at its end for its own spot, if the end sees the spot; the others
+    /// (and fliers) queue their own search.
+    fn plan_on_polygon(&mut self, nav: &PolygonNavigator, units: &[UnitId], targets: &[Vec2], goal: Vec2) {
+        let members: Vec<(UnitId, Vec2, Vec2)> = units
+            .iter()
+            .zip(targets)
+            .filter_map(|(&unit, &target)| Some((unit, self.ground_position(unit)?, target)))
+            .collect();
+        let centre = members.iter().map(|&(_, from, _)| from).sum::<Vec2>() / members.len().max(1) as f32;
+        let lead = members
+            .iter()
+            .map(|&(_, from, _)| from)
+            .min_by(|a, b| a.distance_squared(centre).total_cmp(&b.distance_squared(centre)));
+        let mut search = VisSearch::new(nav);
+        let mut waypoints = Vec::new();
+        let planned = lead.is_some_and(|lead| {
+            nav.find_path(lead, goal, FactionId(0), &mut search, &mut waypoints)
+                .is_ok()
+        });
+        let shared = waypoints.get(1..).filter(|_| planned).unwrap_or_default();
+        let mut route = Vec::with_capacity(ROUTE_POINTS + 1);
+        for (&unit, &target) in units.iter().zip(targets) {
+            let from = self.ground_position(unit);
+            let join = from.and_then(|from| (0..shared.len()).rev().find(|&k| nav.sees(from, shared[k], &mut search)));
+            let end = shared.last().copied();
+            let leaves = end.is_some_and(|end| end == target || nav.sees(end, target, &mut search));
+            let (Some(join), true) = (join, leaves) else {
+                self.queue_move(unit, target);
+                continue;
+            };
+            route.clear();
+            route.extend_from_slice(&shared[join..]);
+            if end != Some(target) {
+                route.push(target);
+            }
+            route.truncate(ROUTE_POINTS);
+            self.paths
+                .give_route(&mut self.vehicles, &mut self.platoons, unit, target, &route);
+        }
     }
 
     /// Where a ground unit stands (`None` for a flier).

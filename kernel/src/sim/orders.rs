@@ -135,8 +135,9 @@ impl Sim {
     /// fliers in another (they never meet), each block spaced by its widest
     /// member's length. Members take spots rank by rank so no two straight
     /// lines to them cross (groups of up to 2,048 members per block are
-    /// untangled), and arrive facing `facing`. On a grid map one flow field
-    /// plans every ground member's route before this returns. Each block
+    /// untangled), and arrive facing `facing`. On a grid map one flow field,
+    /// on a polygon map one search, plans the ground members' routes before
+    /// this returns. Each block
     /// travels as a group ([`Sim::group_of`]) at its slowest member's top
     /// speed, members ahead slowing and those behind catching up; the last
     /// arrival is an [`Event::GroupArrived`](crate::Event::GroupArrived). A

@@ -317,6 +317,20 @@ impl PolygonNavigator {
         )
     }
 
+    /// Whether the straight line from `p` to `q` stays in the free space
+    /// routes are planned in (the map at the navigator's clearance): both
+    /// ends free, and no boundary edge between them.
+    pub fn sees(&self, p: Vec2, q: Vec2, search: &mut VisSearch) -> bool {
+        let boundary = self.graph.boundary();
+        let free = |point: Vec2| {
+            point.is_finite()
+                && boundary
+                    .locate(point.as_dvec2())
+                    .is_some_and(|located| !located.moved)
+        };
+        free(p) && free(q) && boundary.visible(p.as_dvec2(), q.as_dvec2(), &mut search.stamps)
+    }
+
     /// [`find_path`](Self::find_path) in `f64` with explicit options.
     ///
     /// # Errors
