@@ -2,7 +2,7 @@
 //! real map arrives about as fast as one tank alone; goals on walls or in
 //! another region go to the nearest reachable point (or are refused); a
 //! search that finds no path is not asked again and again; `stop` holds
-//! units at once.
+//! units at once; a column formed from a box against a wall sets off.
 
 #![allow(clippy::unwrap_used)]
 
@@ -401,4 +401,56 @@ fn a_platoon_that_arrives_says_so_once() {
         .filter(|&&event| event == Event::PlatoonArrived(platoon))
         .count();
     assert_eq!(arrivals, 1, "{seen:?}");
+}
+
+/// Ten tanks in a box against a wall (two ranks of five, the wall 10 m
+/// behind), ordered as a column 300 m away: the slots of a column not yet
+/// on the path lie behind its start, in the wall, and nobody waits for a
+/// member to reach them; the column falls in as it goes and arrives within
+/// twice the time its length and the distance take at a tank's speed.
+#[test]
+fn a_column_formed_from_a_box_against_a_wall_sets_off_and_arrives() {
+    let mut rows = vec!["@".repeat(40)];
+    rows.extend((1..60).map(|_| ".".repeat(40)));
+    let map = Arc::new(
+        WorldMap::new(
+            &parse_map(&format!(
+                "type octile\nheight 60\nwidth 40\nmap\n{}\n",
+                rows.join("\n")
+            ))
+            .unwrap(),
+            Mobility::GROUND,
+            Vec2::ZERO,
+            CELL_M,
+        )
+        .unwrap(),
+    );
+    let mut sim = sim_on(&map, 1, UnreachableGoals::MoveToNearest);
+    let members: Vec<UnitId> = (0..10)
+        .map(|k| {
+            let at = Vec2::new(140.0 + 10.0 * (k % 5) as f32, 18.0 + 10.0 * (k / 5) as f32);
+            let mut spec = UnitSpec::new(VehicleKind::Tracked, at);
+            spec.heading = std::f32::consts::FRAC_PI_2;
+            sim.spawn(&spec).unwrap()
+        })
+        .collect();
+    let spec = PlatoonSpec::force21(convoy::Formation::Column);
+    let platoon = sim.create_platoon(&members, &spec).unwrap();
+    let goal = Vec2::new(160.0, 340.0);
+    sim.order_platoon(platoon, goal, None).unwrap();
+    let speed = UnitSpec::new(VehicleKind::Tracked, Vec2::ZERO).max_speed;
+    let length = spec.spacing_m * 9.0;
+    let limit = 2.0 * f64::from((goal.y - 18.0 + length) / speed);
+    let mut arrived = None;
+    for tick in 1..=(limit / f64::from(DT)) as u32 {
+        sim.step(DT);
+        if sim.platoon(platoon).unwrap().phase() == convoy::Phase::Arrived {
+            arrived = Some(f64::from(tick) * f64::from(DT));
+            break;
+        }
+    }
+    assert!(
+        arrived.is_some(),
+        "the column has not arrived in {limit:.0} s"
+    );
 }

@@ -476,6 +476,11 @@ fn advance(
                 if stalled[row] >= STRAGGLER_PATIENCE_S || platoon.leaping & (1 << slot) != 0 {
                     return None;
                 }
+                // Nor is one whose place in the column is not on the path
+                // yet (behind its start): it falls in as the column passes.
+                if follows_path && now.s < slot as f32 * platoon.spacing_m {
+                    return None;
+                }
                 let off_slot = positions[row] - reference[slot];
                 let ahead = off_slot.dot(axis).max(0.0);
                 let lag = (off_slot - axis * ahead).length();
