@@ -193,16 +193,26 @@ fn a_non_finite_clock_or_route_corner_is_refused() {
 #[test]
 fn a_platoon_record_out_of_range_is_refused() {
     let sim = world();
-    let mut bytes = save(&sim);
-    // `spacing_m` is the record's 21st 4-byte word (see `Platoon`).
-    edit_section(&mut bytes, "platoons", |records| {
-        records[20 * 4..21 * 4].copy_from_slice(&1e30f32.to_le_bytes());
-    });
-    let error = restore(&bytes).unwrap_err();
-    assert!(
-        matches!(&error, SnapshotError::BadValue { what, .. } if what == "platoons[0].spacing_m"),
-        "{error}"
-    );
+    // Words of the record (see `Platoon`): `route_length` the 19th (a
+    // negative length once sent a platoon 10³⁰ m back along its path),
+    // `route_pending` the 20th, `spacing_m` the 21st.
+    let cases = [
+        (18, (-8e30f32).to_le_bytes(), "route_length"),
+        (19, 29_001u32.to_le_bytes(), "route_pending"),
+        (20, 1e30f32.to_le_bytes(), "spacing_m"),
+    ];
+    for (word, value, field) in cases {
+        let mut bytes = save(&sim);
+        edit_section(&mut bytes, "platoons", |records| {
+            records[word * 4..(word + 1) * 4].copy_from_slice(&value);
+        });
+        let error = restore(&bytes).unwrap_err();
+        let expected = format!("platoons[0].{field}");
+        assert!(
+            matches!(&error, SnapshotError::BadValue { what, .. } if *what == expected),
+            "{error}"
+        );
+    }
 }
 
 #[test]

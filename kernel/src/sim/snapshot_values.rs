@@ -12,6 +12,7 @@ use glam::Vec2;
 
 use super::snapshot::SnapshotError;
 use crate::data::path_requests::PathRequest;
+use crate::data::routes::ROUTE_POINTS;
 use crate::data::platoons::{MAX_LOOKAHEAD_S, MAX_SPACING_M, Platoon, Platoons};
 use super::engine_edits;
 use super::snapshot::EditedColumns;
@@ -69,7 +70,7 @@ fn check_row(c: &Columns, row: usize, edited: EditedColumns) -> Result<(), Spawn
         small("group", c.group[row], MAX_GROUPS - 1)?;
     }
     in_range("stalled_s", c.stalled_s[row], Sign::NotNegative, f32::MAX)?;
-    small("route_next", c.route_next[row], crate::data::routes::ROUTE_POINTS as u32)?;
+    small("route_next", c.route_next[row], ROUTE_POINTS as u32)?;
     small("route_pending", u32::from(c.route_pending[row]), 2)?;
     small("move_state", u32::from(c.move_state[row]), 4)
 }
@@ -108,6 +109,10 @@ pub(crate) fn check_clock(time_s: f64) -> Result<(), SnapshotError> {
     }
 }
 
+/// The longest a route can be: [`ROUTE_POINTS`] legs, each at most the
+/// diagonal of the coordinate range, metres.
+const MAX_ROUTE_M: f32 = ROUTE_POINTS as f32 * 2.0 * std::f32::consts::SQRT_2 * MAX_COORDINATE;
+
 /// Every live platoon's floats: finite where the formations stage reads
 /// them, points on the map, spacing as [`crate::PlatoonSpec::validate`]
 /// accepts it.
@@ -135,8 +140,9 @@ fn bad_platoon_value(p: &Platoon) -> Option<(&'static str, f32)> {
         ("speed", p.speed, (0.0..=MAX_SPEED).contains(&p.speed)),
         ("facing", p.facing, !p.facing.is_infinite()),
         ("start_heading", p.start_heading, p.start_heading.is_finite()),
-        ("travelled", p.travelled, p.travelled.is_finite()),
-        ("route_length", p.route_length, p.route_length.is_finite()),
+        ("travelled", p.travelled, p.travelled.abs() <= MAX_ROUTE_M),
+        ("route_length", p.route_length, (0.0..=MAX_ROUTE_M).contains(&p.route_length)),
+        ("route_pending", p.route_pending as f32, p.route_pending <= 1),
         ("spacing_m", p.spacing_m, p.spacing_m > 0.0 && p.spacing_m <= MAX_SPACING_M),
         ("lookahead_s", p.lookahead_s, (0.0..=MAX_SPACING_M).contains(&p.lookahead_s)),
         ("drift_m", p.drift_m, (0.0..=MAX_SPACING_M).contains(&p.drift_m)),
