@@ -469,6 +469,17 @@ enum ConvoyStatus convoy_set_unit_params(struct ConvoySim *sim,
                                          uint64_t unit,
                                          const struct ConvoyUnitParams *params);
 
+// Puts `unit` in mobility class `mobility` (`Sim::set_mobility`): a unit
+// on its way asks for a new path to its goal on that class's map; a
+// platoon member leaves its platoon. A class the world lacks, or a
+// movable ground unit not standing on ground of the class, is
+// `CONVOY_BAD_ARGUMENT`; an unreachable goal under `Refuse` is
+// `CONVOY_UNREACHABLE`. Nothing changes then.
+//
+// # Safety
+// `sim` is NULL or live.
+enum ConvoyStatus convoy_set_mobility(struct ConvoySim *sim, uint64_t unit, uint8_t mobility);
+
 // Force 21 platoon movement: a wedge, 12 m spacing, slots 2 s ahead,
 // blocked slots pulled to the path, members fixed in their slots.
 struct ConvoyPlatoonSpec convoy_platoon_spec_force21(void);

@@ -4,7 +4,7 @@
 //! spawn checks them.
 
 use convoy::glam::Vec3;
-use convoy::{FactionId, ParamsError, SteerMode, UnitParams};
+use convoy::{FactionId, MobilityClass, ParamsError, SteerMode, UnitParams};
 
 use crate::status::{ConvoyStatus, Failure};
 use crate::units::{stale, unit_of};
@@ -121,11 +121,42 @@ pub unsafe extern "C" fn convoy_set_unit_params(
         handle
             .sim
             .set_unit_params(unit_of(unit), &params)
-            .map_err(|error| match error {
-                ParamsError::Stale(stale_unit) => stale(stale_unit),
-                ParamsError::Invalid(invalid) => Failure::bad(invalid),
-            })
+            .map_err(params_failure)
     })
+}
+
+/// Puts `unit` in mobility class `mobility` (`Sim::set_mobility`): a unit
+/// on its way asks for a new path to its goal on that class's map; a
+/// platoon member leaves its platoon. A class the world lacks, or a
+/// movable ground unit not standing on ground of the class, is
+/// `CONVOY_BAD_ARGUMENT`; an unreachable goal under `Refuse` is
+/// `CONVOY_UNREACHABLE`. Nothing changes then.
+///
+/// # Safety
+/// `sim` is NULL or live.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn convoy_set_mobility(
+    sim: *mut ConvoySim,
+    unit: u64,
+    mobility: u8,
+) -> ConvoyStatus {
+    with_sim_mut(unsafe { sim.as_mut() }, |handle| {
+        handle
+            .sim
+            .set_mobility(unit_of(unit), MobilityClass(mobility))
+            .map_err(params_failure)
+    })
+}
+
+/// A parameter change the kernel refused.
+fn params_failure(error: ParamsError) -> Failure {
+    match error {
+        ParamsError::Stale(stale_unit) => stale(stale_unit),
+        ParamsError::Invalid(invalid) => Failure::bad(invalid),
+        ParamsError::Unreachable(refused) => {
+            Failure::new(ConvoyStatus::ConvoyUnreachable, refused.to_string())
+        }
+    }
 }
 
 /// The steer modes' numbers are the kernel's.

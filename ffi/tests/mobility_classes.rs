@@ -1,8 +1,8 @@
 //! Mobility classes through the C ABI, called as C would, on a Moving AI
 //! map with a river: a boat spawned in the naval class stands and moves on
-//! water only and is refused on land, a tank is refused on water, and bad
-//! class lists and classes the world lacks are refused with a message
-//! naming them, as the kernel's calls do.
+//! water only and is refused on land, a tank is refused on water (at spawn
+//! and when it changes class), and bad class lists and classes the world
+//! lacks are refused with a message naming them, as the kernel's calls do.
 
 #![allow(clippy::unwrap_used)]
 
@@ -125,6 +125,21 @@ fn a_boat_keeps_to_water_and_bad_classes_are_refused() {
     let mut state = 0;
     assert_eq!(unsafe { convoy_move_state(sim, boat, &mut state) }, Ok);
     assert_eq!(state, CONVOY_MOVE_ARRIVED, "the boat arrives on water");
+    refused(
+        unsafe { convoy_set_mobility(sim, tank, 1) },
+        Bad,
+        "not on open ground",
+    );
+    refused(
+        unsafe { convoy_set_mobility(sim, tank, 7) },
+        Bad,
+        "mobility",
+    );
+    assert_eq!(
+        unsafe { convoy_set_mobility(sim, tank, 0) },
+        Ok,
+        "its own class again"
+    );
     assert_eq!(unsafe { convoy_despawn(sim, tank) }, Ok);
     unsafe { convoy_sim_free(sim) };
 }

@@ -4,8 +4,9 @@
 //! on ground of their own class's map, and arrive within 1.5× of the time
 //! plain A* on that class's costs says their way takes. Spawns, orders and
 //! platoons refuse what a class cannot do; a group of tanks and boats gets
-//! its spots on each class's own ground; cell edits, snapshots and thread
-//! counts treat every class's map alike.
+//! its spots on each class's own ground; a unit that changes class on its
+//! way plans on its new map; cell edits, snapshots and thread counts treat
+//! every class's map alike.
 
 #![allow(clippy::unwrap_used)]
 
@@ -14,8 +15,9 @@ use std::sync::Arc;
 use convoy::glam::Vec2;
 use convoy::nav::{Cell, CellRect, GridMap, GridPlanner, Mobility, Terrain, WorldMap};
 use convoy::{
-    Bounds, ConfigError, Formation, Map, MobilityClass, MoveState, OrderError, PlatoonError,
-    PlatoonSpec, Sim, SimConfig, SpawnError, UnitId, UnitSpec, UnreachableGoals, VehicleKind,
+    Bounds, ConfigError, Formation, Map, MobilityClass, MoveState, OrderError, ParamsError,
+    PlatoonError, PlatoonSpec, Sim, SimConfig, SpawnError, UnitId, UnitSpec, UnreachableGoals,
+    VehicleKind,
 };
 
 const DT: f32 = 1.0 / 60.0;
@@ -424,4 +426,100 @@ fn route_of(sim: &Sim, unit: UnitId) -> Vec<Vec2> {
     let row = sim.vehicles().row_of(unit).unwrap();
     let len = columns.route_len()[row] as usize;
     sim.routes().of(columns.handle_slot()[row])[..len].to_vec()
+}
+
+/// A tank on its way to the far bank by the ford becomes an amphibian: its
+/// new route crosses the water and it arrives before it would have. A
+/// class it cannot stand in, a class the world lacks, or (under `Refuse`)
+/// a goal out of reach is refused with nothing changed; a platoon member
+/// that changes class leaves its platoon.
+#[test]
+fn a_unit_that_changes_class_on_its_way_plans_on_its_new_map() {
+    let grid = river_map();
+    let map = world_map(&grid);
+    let ground = WorldMap::new(&grid, Mobility::GROUND, Vec2::ZERO, CELL).unwrap();
+    let arrival = |switch: bool| {
+        let mut sim = Sim::new(config(&map, 1)).unwrap();
+        let tank = sim
+            .spawn(&unit(VehicleKind::Tracked, GROUND, at(5, 6)))
+            .unwrap();
+        sim.order_move(tank, at(52, 6)).unwrap();
+        for _ in 0..60 {
+            sim.step(DT);
+        }
+        if switch {
+            sim.set_mobility(tank, AMPHIBIAN).unwrap();
+            sim.step(DT);
+            assert_eq!(
+                sim.move_state(tank).unwrap(),
+                MoveState::Moving,
+                "its path is served"
+            );
+            // With no corners (route length 0) it drives straight at its goal.
+            let row = sim.vehicles().row_of(tank).unwrap();
+            let here = sim.vehicles().columns().position()[row];
+            let way: Vec<Vec2> = std::iter::once(here)
+                .chain(route_of(&sim, tank))
+                .chain(std::iter::once(at(52, 6)))
+                .collect();
+            let wet = way
+                .windows(2)
+                .any(|leg| !ground.segment_is_clear(leg[0], leg[1]));
+            assert!(wet, "the amphibian's way {way:?} crosses the river");
+        }
+        (1..=(120.0 / DT) as u32)
+            .find(|_| {
+                sim.step(DT);
+                sim.move_state(tank).unwrap() == MoveState::Arrived
+            })
+            .expect("the tank arrives")
+    };
+    let (by_ford, swimming) = (arrival(false), arrival(true));
+    assert!(
+        swimming < by_ford,
+        "{swimming} ticks swimming, {by_ford} by the ford"
+    );
+
+    let mut refusing = config(&map, 1);
+    refusing.unreachable_goals = UnreachableGoals::Refuse;
+    let mut sim = Sim::new(refusing).unwrap();
+    let tank = sim
+        .spawn(&unit(VehicleKind::Tracked, GROUND, at(5, 6)))
+        .unwrap();
+    let swimmer = sim
+        .spawn(&unit(VehicleKind::Tracked, AMPHIBIAN, at(30, 10)))
+        .unwrap();
+    sim.order_move(swimmer, at(40, 10)).unwrap();
+    let before = sim.checksum();
+    assert!(matches!(
+        sim.set_mobility(tank, BOAT),
+        Err(ParamsError::Invalid(SpawnError::NotOnOpenGround { .. }))
+    ));
+    assert!(matches!(
+        sim.set_mobility(tank, MobilityClass(9)),
+        Err(ParamsError::Invalid(SpawnError::NoSuchMobilityClass {
+            class: 9,
+            count: 4
+        }))
+    ));
+    assert!(matches!(
+        sim.set_mobility(swimmer, BOAT),
+        Err(ParamsError::Unreachable(OrderError::Blocked { .. }))
+    ));
+    assert_eq!(sim.checksum(), before, "refusals change nothing");
+
+    let other = sim
+        .spawn(&unit(VehicleKind::Tracked, GROUND, at(8, 6)))
+        .unwrap();
+    let platoon = sim
+        .create_platoon(&[tank, other], &PlatoonSpec::force21(Formation::Column))
+        .unwrap();
+    sim.set_mobility(other, AMPHIBIAN).unwrap();
+    let members: Vec<UnitId> = sim
+        .platoon(platoon)
+        .unwrap()
+        .members()
+        .map(|(_, unit)| unit)
+        .collect();
+    assert_eq!(members, [tank]);
 }

@@ -1,14 +1,19 @@
 //! Mobility classes on a grid map ([`crate::nav::class_maps`]): the maps
-//! a [`Sim`] builds from [`SimConfig::mobility_classes`], and the unit's
-//! own map that orders, spawns and world edits read.
+//! a [`Sim`] builds from [`SimConfig::mobility_classes`], the unit's own
+//! map that orders, spawns and world edits read, and a unit changing class
+//! ([`Sim::set_mobility`]).
 
 use std::sync::Arc;
 
-use super::{ConfigError, Map, Sim, SimConfig};
+use super::{ConfigError, Map, ParamsError, Sim, SimConfig};
 use super::snapshot::SnapshotError;
 use crate::data::platoons::Platoon;
-use crate::data::vehicles::{SpawnError, Vehicles};
-use crate::nav::{CellRect, ClassMaps, EditError, MAX_MOBILITY_CLASSES, Terrain, WorldMap};
+use crate::data::vehicles::{
+    ARRIVE_RADIUS, PathState, SpawnError, StaleUnit, UnitId, VehicleKind, Vehicles,
+};
+use crate::nav::{
+    CellRect, ClassMaps, EditError, MAX_MOBILITY_CLASSES, MobilityClass, Terrain, WorldMap,
+};
 
 /// The maps of classes 1 and up: the configured grid map as each of
 /// `config.mobility_classes` sees it.
@@ -41,6 +46,69 @@ pub(super) fn build_class_maps(config: &SimConfig) -> Result<Vec<Arc<WorldMap>>,
 }
 
 impl Sim {
+    /// Puts `unit` in mobility `class` (a unit embarking, a vehicle fitted
+    /// for water): from the next step it plans, steers and meets walls on
+    /// that class's map. A unit on its way asks for a new path to its goal
+    /// as ordered, moved to the nearest open point of its new region or
+    /// refused as [`UnreachableGoals`](super::UnreachableGoals) says, as a
+    /// new move order would be (it leaves its group); a platoon member
+    /// leaves its platoon (a platoon's members share a class). Between
+    /// steps.
+    ///
+    /// # Errors
+    /// [`ParamsError::Stale`], or [`ParamsError::Invalid`] with
+    /// [`SpawnError::NoSuchMobilityClass`] or, for a movable ground unit
+    /// not standing on ground of the new class,
+    /// [`SpawnError::NotOnOpenGround`]; with an unreachable goal under
+    /// `UnreachableGoals::Refuse`, the order's [`OrderError`] as
+    /// [`ParamsError::Unreachable`]. Nothing changes then.
+    pub fn set_mobility(&mut self, unit: UnitId, class: MobilityClass) -> Result<(), ParamsError> {
+        let row = self.vehicles.row_of(unit).ok_or(StaleUnit(unit))?;
+        let columns = self.vehicles.columns();
+        if columns.mobility()[row] == class.0 {
+            return Ok(());
+        }
+        let count = self.class_maps().count();
+        if usize::from(class.0) >= count {
+            return Err(SpawnError::NoSuchMobilityClass { class: class.0, count }.into());
+        }
+        let kind = VehicleKind::from_u8(columns.kind()[row]).expect("kinds are checked at spawn");
+        let here = columns.position()[row];
+        let grounded = columns.inv_mass()[row] > 0.0 && !kind.handling().flies;
+        if let Some(map) = self.class_maps().of(class.0)
+            && grounded
+            && !map.is_open(here)
+        {
+            return Err(SpawnError::NotOnOpenGround { x: here.x, y: here.y }.into());
+        }
+        // The goal as ordered: kept aside while the unit heads elsewhere,
+        // else in its request until the path is served.
+        let wanted = columns.wanted_goal()[row];
+        let goal = if wanted.is_nan() {
+            self.paths.requested_goal(unit).unwrap_or(columns.goal()[row])
+        } else {
+            wanted
+        };
+        let on_the_way = columns.route_pending()[row] != PathState::Settled as u8
+            || here.distance(columns.goal()[row]) > ARRIVE_RADIUS;
+        let before = self.vehicles.columns().mobility()[row];
+        self.vehicles.columns_mut().mobility[row] = class.0;
+        if on_the_way && let Err(error) = self.reachable_goal(unit, goal) {
+            self.vehicles.columns_mut().mobility[row] = before;
+            return Err(ParamsError::Unreachable(error));
+        }
+        self.leave_platoon(unit).expect("checked live above");
+        self.paths.cancel(&[unit]);
+        let row = self.vehicles.row_of(unit).expect("checked live above");
+        let columns = self.vehicles.columns_mut();
+        columns.route_len[row] = 0;
+        columns.route_pending[row] = PathState::Settled as u8;
+        if on_the_way {
+            self.order_move(unit, goal).expect("its goal was checked above");
+        }
+        Ok(())
+    }
+
     /// Every mobility class's map.
     pub(crate) fn class_maps(&self) -> ClassMaps<'_> {
         ClassMaps::new(self.config.map.grid(), &self.class_maps)

@@ -307,7 +307,7 @@ impl Sim {
     /// `goal` checked for `unit`: finite, on the map, and reachable from
     /// where the unit stands on its mobility class's map, or moved to the nearest reachable point, as
     /// [`UnreachableGoals`] says.
-    fn reachable_goal(&self, unit: UnitId, goal: Vec2) -> Result<Vec2, OrderError> {
+    pub(super) fn reachable_goal(&self, unit: UnitId, goal: Vec2) -> Result<Vec2, OrderError> {
         let row = self
             .vehicles
             .row_of(unit)

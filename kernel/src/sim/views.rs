@@ -17,6 +17,10 @@ pub enum ParamsError {
     /// A value a spawn would refuse (the error names the field).
     #[error(transparent)]
     Invalid(#[from] SpawnError),
+    /// The unit's goal cannot be reached in its new mobility class, and
+    /// the world refuses such orders ([`Sim::set_mobility`]).
+    #[error(transparent)]
+    Unreachable(super::OrderError),
 }
 
 /// One platoon as an engine sees it (read-only, borrowed from the `Sim`).

@@ -159,6 +159,14 @@ impl PathService {
         self.queue.push(request);
     }
 
+    /// The goal of `unit`'s newest request waiting or searched, if any.
+    pub(crate) fn requested_goal(&self, unit: UnitId) -> Option<Vec2> {
+        let asked = |request: &&PathRequest| request.requester() == Requester::Unit(unit);
+        let queued = self.queue.pending().filter(asked).last();
+        let searched = self.flights.requests().map(|(_, request)| request).find(asked);
+        queued.or(searched).map(|request| request.goal)
+    }
+
     /// Drops the queued and in-flight requests of `units` (sorted).
     pub(crate) fn cancel(&mut self, units: &[UnitId]) {
         self.cancel_where(|requester| match requester {
