@@ -60,7 +60,7 @@ impl Sim {
     /// [`SpawnError::NoSuchMobilityClass`] or, for a movable ground unit
     /// not standing on ground of the new class,
     /// [`SpawnError::NotOnOpenGround`]; with an unreachable goal under
-    /// `UnreachableGoals::Refuse`, the order's [`OrderError`] as
+    /// `UnreachableGoals::Refuse`, the order's [`OrderError`](super::OrderError) as
     /// [`ParamsError::Unreachable`]. Nothing changes then.
     pub fn set_mobility(&mut self, unit: UnitId, class: MobilityClass) -> Result<(), ParamsError> {
         let row = self.vehicles.row_of(unit).ok_or(StaleUnit(unit))?;
