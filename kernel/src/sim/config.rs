@@ -129,7 +129,7 @@ impl SimConfig {
             neighbour_radius: 8.0,
             budgets: Budgets::default(),
             max_path_requests_per_tick: 1024,
-            max_path_nodes_per_tick: 24_000,
+            max_path_nodes_per_tick: 20_000,
             separation_iterations: 64,
             reorder_interval: 32,
             max_dt: 0.25,

@@ -325,7 +325,7 @@ pub struct PathsSection {
 }
 
 fn default_nodes_per_tick() -> u64 {
-    24_000
+    20_000
 }
 
 fn default_requests_per_tick() -> u32 {
