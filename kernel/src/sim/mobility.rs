@@ -68,19 +68,9 @@ impl Sim {
         if columns.mobility()[row] == class.0 {
             return Ok(());
         }
-        let count = self.class_maps().count();
-        if usize::from(class.0) >= count {
-            return Err(SpawnError::NoSuchMobilityClass { class: class.0, count }.into());
-        }
         let kind = VehicleKind::from_u8(columns.kind()[row]).expect("kinds are checked at spawn");
         let here = columns.position()[row];
-        let grounded = columns.inv_mass()[row] > 0.0 && !kind.handling().flies;
-        if let Some(map) = self.class_maps().of(class.0)
-            && grounded
-            && !map.is_open(here)
-        {
-            return Err(SpawnError::NotOnOpenGround { x: here.x, y: here.y }.into());
-        }
+        self.check_footing(kind, columns.inv_mass()[row], here, class.0)?;
         // The goal as ordered: kept aside while the unit heads elsewhere,
         // else in its request until the path is served.
         let wanted = columns.wanted_goal()[row];
@@ -107,6 +97,31 @@ impl Sim {
             self.order_move(unit, goal).expect("its goal was checked above");
         }
         Ok(())
+    }
+
+    /// Refuses a unit of `kind` and inverse mass `inv_mass` at `position`
+    /// in mobility `class` that this world lacks, or, when it is a movable
+    /// ground unit, whose class's map has no open ground there: walls only
+    /// stop units that stand on open ground.
+    pub(super) fn check_footing(
+        &self,
+        kind: VehicleKind,
+        inv_mass: f32,
+        position: glam::Vec2,
+        class: u8,
+    ) -> Result<(), SpawnError> {
+        let classes = self.class_maps();
+        if usize::from(class) >= classes.count() {
+            return Err(SpawnError::NoSuchMobilityClass { class, count: classes.count() });
+        }
+        let grounded = inv_mass > 0.0 && !kind.handling().flies;
+        match classes.of(class) {
+            Some(map) if grounded && !map.is_open(position) => Err(SpawnError::NotOnOpenGround {
+                x: position.x,
+                y: position.y,
+            }),
+            _ => Ok(()),
+        }
     }
 
     /// Every mobility class's map.

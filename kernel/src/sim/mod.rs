@@ -208,28 +208,12 @@ impl Sim {
     /// Adds a unit; every stage's scratch grows with it, outside the tick.
     /// On a map, a movable ground unit must start on an open cell of its
     /// mobility class's map ([`SpawnError::NotOnOpenGround`]; a class the
-    /// world lacks is [`SpawnError::NoSuchMobilityClass`]): walls only stop units that stand
-    /// on open ground, so one started inside a building would drive through
-    /// walls until it got out.
+    /// world lacks is [`SpawnError::NoSuchMobilityClass`]): walls only stop
+    /// units that stand on open ground, so one started inside a building
+    /// would drive through walls until it got out.
     pub fn spawn(&mut self, spec: &UnitSpec) -> Result<UnitId, SpawnError> {
         spec.validate()?;
-        let classes = self.class_maps();
-        if usize::from(spec.mobility.0) >= classes.count() {
-            return Err(SpawnError::NoSuchMobilityClass {
-                class: spec.mobility.0,
-                count: classes.count(),
-            });
-        }
-        let grounded = spec.inv_mass > 0.0 && !spec.kind.handling().flies;
-        if let Some(map) = classes.of(spec.mobility.0)
-            && grounded
-            && !map.is_open(spec.position)
-        {
-            return Err(SpawnError::NotOnOpenGround {
-                x: spec.position.x,
-                y: spec.position.y,
-            });
-        }
+        self.check_footing(spec.kind, spec.inv_mass, spec.position, spec.mobility.0)?;
         let id = self.vehicles.spawn(spec)?;
         let row = self.vehicles.row_of(id).expect("just spawned");
         let state = orders::move_state_at(self.vehicles.columns(), row);

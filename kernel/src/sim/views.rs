@@ -163,7 +163,7 @@ impl Sim {
 
     /// Gives a live unit new parameters, all at once: checked as
     /// [`Sim::spawn`] checks them ([`UnitParams::validate`], and a movable
-    /// ground unit must stand on open ground of the map), refused with
+    /// ground unit must stand on open ground of its class's map), refused with
     /// nothing changed. The next tick drives with them; a platoon keeps the
     /// slot spacing it was formed with.
     pub fn set_unit_params(&mut self, id: UnitId, params: &UnitParams) -> Result<(), ParamsError> {
@@ -171,18 +171,8 @@ impl Sim {
         params.validate()?;
         let columns = self.vehicles.columns();
         let kind = VehicleKind::from_u8(columns.kind()[row]).expect("kinds are checked at spawn");
-        let position = columns.position()[row];
-        let grounded = params.inv_mass > 0.0 && !kind.handling().flies;
-        if let Some(map) = self.map_of_row(row)
-            && grounded
-            && !map.is_open(position)
-        {
-            return Err(SpawnError::NotOnOpenGround {
-                x: position.x,
-                y: position.y,
-            }
-            .into());
-        }
+        let (position, class) = (columns.position()[row], columns.mobility()[row]);
+        self.check_footing(kind, params.inv_mass, position, class)?;
         let columns = self.vehicles.columns_mut();
         columns.max_speed[row] = params.max_speed;
         columns.cruise_speed[row] = params.max_speed;
