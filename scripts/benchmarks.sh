@@ -68,6 +68,7 @@ scripts/bench-instructions.sh --save-baseline=main
 scripts/bench-instructions.sh --baseline=main --callgrind-limits='ir=1%'   # exit 3 past 1 %
 scripts/bench-regress.sh --save                # baseline: every shipped profile, 5 runs each
 scripts/bench-regress.sh                       # candidate: compared, exit 1 on a regression
+scripts/group-starts.sh                        # 20 tanks as a group against one alone, six starts on arena2
 ```
 
 The benches read the Moving AI maps from `../shared/data/movingai/`.
