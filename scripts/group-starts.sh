@@ -5,6 +5,7 @@
 # Prints a Markdown table; "n of N" where not every tank arrived in 120 s.
 #
 #   scripts/group-starts.sh [STARTS...]      (default: 0 1 2 3 4 5)
+#   COUNT=8 scripts/group-starts.sh          (the first 8 tanks of the box)
 #
 # The runs are deterministic: one run per start is the figure.
 set -euo pipefail
@@ -23,7 +24,7 @@ arrived() {
     fi
 }
 
-echo "| start | lone tank, s | group of 20, s | group ÷ lone |"
+echo "| start | lone tank, s | group of ${COUNT:-20}, s | group ÷ lone |"
 echo "|--:|--:|--:|--:|"
 for start in "${@:-0 1 2 3 4 5}"; do
     for k in $start; do

@@ -3,7 +3,8 @@
 //! with MODE `single`, `same-point`, `own-spots`, `group` (20 tanks) or
 //! `mixed` (200 units of four kinds); prints arrivals over time. `START=k`
 //! takes the `k`-th start (0 by default), each at least 150 m from those
-//! before it, with its own goal 300 m away.
+//! before it, with its own goal 300 m away; `COUNT=n` (1 to 20) sends the
+//! first `n` tanks of the 20-tank box instead of all of them.
 
 use std::sync::Arc;
 
@@ -32,15 +33,21 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     config.threads = 1;
     config.map = Map::Grid(Arc::clone(&map));
     let mut sim = Sim::new(config)?;
-    let count = match mode.as_str() {
-        "single" => 1,
-        "platoon" => 5,
-        "mixed" => 200,
-        _ => 20,
+    let part_of_box: Option<usize> = std::env::var("COUNT")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .filter(|n| (1..=20).contains(n));
+    // (tanks sent, the box their places are taken from)
+    let (count, layout) = match (mode.as_str(), part_of_box) {
+        ("single", _) => (1, 1),
+        ("platoon", _) => (5, 5),
+        ("mixed", _) => (200, 200),
+        (_, Some(part)) => (part, 20),
+        (_, None) => (20, 20),
     };
     let mut units = Vec::new();
     for i in 0..count {
-        let offset = box_offset(i, count);
+        let offset = box_offset(i, layout);
         let kinds = [
             VehicleKind::Tracked,
             VehicleKind::Wheeled,
