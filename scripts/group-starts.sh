@@ -30,7 +30,7 @@ for start in "${@:-0 1 2 3 4 5}"; do
     for k in $start; do
         lone=$(arrived "$k" single)
         group=$(arrived "$k" group)
-        ratio=$(awk -v g="$group" -v l="$lone" 'BEGIN { if (g ~ /of/) print "—"; else printf "%.2f\n", g / l }')
+        ratio=$(awk -v g="$group" -v l="$lone" 'BEGIN { if (g ~ /of/ || l ~ /of/) print "—"; else printf "%.2f\n", g / l }')
         echo "| $k | $lone | $group | $ratio |"
     done
 done
